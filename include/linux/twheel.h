@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * twheel - a hashed timing wheel timer facility (Varghese & Lauck, Scheme 6)
+ *
+ * In-kernel API.  See Documentation/kernel-api.rst and the head comment of
+ * src/facility.c for the design, the guarantees and the synchronization
+ * rules.
+ */
+#ifndef _LINUX_TWHEEL_H
+#define _LINUX_TWHEEL_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+
+struct twheel;
+
+/**
+ * struct twheel_node - wheel linkage of a timer (private to twheel)
+ * @entry: link in a wheel slot, or in the list of expired timers
+ * @key:   absolute tick at whose end the timer fires
+ */
+struct twheel_node {
+	struct hlist_node entry;
+	u64 key;
+};
+
+/**
+ * struct twheel_timer - a caller-owned timer on a twheel
+ * @node:     wheel linkage; private
+ * @expires:  requested expiry (CLOCK_MONOTONIC); valid while pending
+ * @function: callback, runs in softirq context
+ * @wheel:    the wheel the timer was set up on
+ * @state:    private state bits (TWHEEL_TIMER_*)
+ * @flags:    flags given to twheel_timer_setup()
+ * @lockdep_map: lockdep map of the callback, for cancel_sync checks
+ *
+ * Callers embed this in their own structure, set it up once with
+ * twheel_timer_setup() and must not touch the fields directly.
+ */
+struct twheel_timer {
+	struct twheel_node node;
+	ktime_t expires;
+	void (*function)(struct twheel_timer *timer);
+	struct twheel *wheel;
+	u32 state;
+	u32 flags;
+#ifdef CONFIG_LOCKDEP
+	struct lockdep_map lockdep_map;
+#endif
+};
+
+/**
+ * enum twheel_mode - how the expiry passed to start/modify is read
+ * @TWHEEL_MODE_ABS: absolute CLOCK_MONOTONIC time
+ * @TWHEEL_MODE_REL: delay from now
+ */
+enum twheel_mode {
+	TWHEEL_MODE_ABS = 0,
+	TWHEEL_MODE_REL = 1,
+};
+
+/**
+ * struct twheel_stats - cumulative counters of a wheel
+ * @armed:     timers started or modified while idle
+ * @fired:     callbacks run
+ * @cancelled: pending timers cancelled
+ * @late:      timers that fired more than one tick plus their slack late
+ * @max_slot:  longest slot list seen by an advance
+ * @wakeups:   tick handler runs (hrtimer expiries)
+ * @pending:   timers pending now
+ * @tick_ns:   tick length
+ * @slots:     number of slots
+ */
+struct twheel_stats {
+	u64 armed;
+	u64 fired;
+	u64 cancelled;
+	u64 late;
+	u64 max_slot;
+	u64 wakeups;
+	u64 pending;
+	u64 tick_ns;
+	u64 slots;
+};
+
+/* Limits of wheel parameters. */
+#define TWHEEL_TICK_NS_MIN	1000ULL		/* 1 us */
+#define TWHEEL_TICK_NS_MAX	1000000000ULL	/* 1 s */
+#define TWHEEL_BITS_MIN		4
+#define TWHEEL_BITS_MAX		20
+
+struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
+			     unsigned int budget);
+void twheel_destroy(struct twheel *wheel);
+struct twheel *twheel_default(void);
+
+void __twheel_timer_setup(struct twheel_timer *timer, struct twheel *wheel,
+			  void (*function)(struct twheel_timer *), u32 flags,
+			  const char *name, struct lock_class_key *key);
+
+#ifdef CONFIG_LOCKDEP
+#define twheel_timer_setup(_timer, _wheel, _fn, _flags)			\
+	do {								\
+		static struct lock_class_key __key;			\
+		__twheel_timer_setup((_timer), (_wheel), (_fn), (_flags),\
+				     #_timer, &__key);			\
+	} while (0)
+#else
+#define twheel_timer_setup(_timer, _wheel, _fn, _flags)			\
+	__twheel_timer_setup((_timer), (_wheel), (_fn), (_flags), NULL, NULL)
+#endif
+
+int twheel_timer_start(struct twheel_timer *timer, ktime_t expires,
+		       u64 slack_ns, enum twheel_mode mode);
+int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
+			u64 slack_ns, enum twheel_mode mode);
+int twheel_timer_cancel(struct twheel_timer *timer);
+int twheel_timer_cancel_sync(struct twheel_timer *timer);
+int twheel_timer_shutdown_sync(struct twheel_timer *timer);
+bool twheel_timer_pending(const struct twheel_timer *timer);
+ktime_t twheel_timer_expires(const struct twheel_timer *timer);
+
+ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound);
+void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats);
+bool twheel_tick_armed(struct twheel *wheel);
+
+#endif /* _LINUX_TWHEEL_H */

@@ -1,0 +1,6 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pure wheel is linked privately into the test module, so that its
+ * internals need not be exported from twheel.ko just for testing.
+ */
+#include "../src/wheel.c"

@@ -1,12 +1,687 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <linux/twheel.h>
-#include "twheel_internal.h"
+/*
+ * twheel: the timer facility around the hashed wheel
+ *
+ * A wheel instance (struct twheel) is a Scheme 6 wheel (wheel.c) guarded by
+ * a spinlock and driven by one hrtimer in soft mode (callbacks in softirq
+ * context) on CLOCK_MONOTONIC.
+ *
+ * Time and ticks
+ * --------------
+ * Time from the instance's @start is cut into half-open intervals of
+ * @tick_ns: tick k is [start + k * tick_ns, start + (k + 1) * tick_ns).  A
+ * timer due at time x is placed in tick key(x) = (x - start) / tick_ns and
+ * fires once the clock has passed the end of that tick, so it never fires
+ * before x.  With slack s the facility may pick any tick in
+ * [key(x), key(x + s)]; it keeps a pending timer where it is when that
+ * placement is still in range, and otherwise prefers the latest tick with
+ * the most trailing zero bits, so timers with overlapping ranges coalesce.
+ * When the hrtimer is on time a timer fires at most one tick plus its slack
+ * after its expiry.
+ *
+ * Tickless operation
+ * ------------------
+ * The hrtimer is not armed while the wheel is empty.  Otherwise it is
+ * programmed for the end of the first occupied slot's tick (a lower bound
+ * from the wheel's bitmap), not for every tick: a wheel holding one timer
+ * ten seconds out wakes up once per revolution of the wheel until the timer
+ * is due.  A late hrtimer (or a long-running callback) is caught up by
+ * advancing over all ticks that have passed; nothing is lost.
+ *
+ * Callbacks
+ * ---------
+ * The tick handler moves the due timers (at most @budget of them) from the
+ * wheel onto @expired, then runs them one by one with the lock dropped.  A
+ * timer on @expired still counts as pending: cancel or modify take it off
+ * before its callback runs.  If the budget was used up, the handler re-arms
+ * the hrtimer for "now" and returns, so the rest run in a fresh softirq
+ * pass and no single pass is unbounded.  Callbacks may start, modify or
+ * cancel any timer on the wheel, including their own, and may free their
+ * own timer: the handler does not touch a timer after its callback began.
+ *
+ * Synchronization rules
+ * ---------------------
+ * All timer state of one instance is protected by its @lock, taken with
+ * interrupts disabled, so the non-sleeping API may be used from any
+ * context.  Callbacks of one instance never run concurrently with each
+ * other (an hrtimer's callback does not run on two CPUs at once).
+ *
+ * twheel_timer_cancel() does not wait: if the callback is running it
+ * returns 0 (the timer is no longer pending) while the callback may still
+ * be executing.  twheel_timer_cancel_sync() waits until a running callback
+ * has returned.  As with timer_delete_sync() the caller must not hold a
+ * lock the callback takes (lockdep reports this through the timer's
+ * lockdep map), and it cannot stop a callback that re-arms its timer
+ * right after the wait - twheel_timer_shutdown_sync() marks the timer
+ * shut down first, so such re-arms fail with -ESHUTDOWN.  Calling either
+ * from the timer's own callback would wait forever; it is reported with a
+ * warning and degrades to twheel_timer_cancel().
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-int twheel_facility_init(void)
+#include <linux/hrtimer.h>
+#include <linux/interrupt.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/twheel.h>
+
+#include "compat.h"
+#include "twheel_internal.h"
+#include "wheel.h"
+
+/* Private timer state bits (struct twheel_timer::state). */
+#define TWHEEL_TIMER_EXPIRED	BIT(0)	/* on wheel->expired, callback due */
+#define TWHEEL_TIMER_SHUTDOWN	BIT(1)	/* re-arming refused */
+
+/**
+ * struct twheel - a wheel instance
+ * @lock:       protects everything below and the timers on this wheel
+ * @wheel:      the pure wheel
+ * @expired:    timers handed out by the wheel whose callbacks have not run
+ * @running:    the timer whose callback runs now, or NULL
+ * @running_cpu: CPU running the callbacks, valid while @running is set
+ * @running_wq: cancel_sync waiters for @running to change
+ * @tick:       the hrtimer driving the wheel (soft mode)
+ * @programmed: tick whose end @tick is set for, TW_NO_TICK when not armed
+ * @start:      CLOCK_MONOTONIC time of the start of tick 0
+ * @tick_ns:    tick length in ns
+ * @budget:     most callbacks per tick handler run
+ * @stats:      counters, see struct twheel_stats
+ */
+struct twheel {
+	spinlock_t lock;
+	struct tw_wheel wheel;
+	struct hlist_head expired;
+	struct twheel_timer *running;
+	int running_cpu;
+	wait_queue_head_t running_wq;
+	struct hrtimer tick;
+	u64 programmed;
+	ktime_t start;
+	u32 tick_ns;
+	unsigned int budget;
+	struct twheel_stats stats;
+};
+
+static struct twheel *twheel_default_wheel;
+
+static u64 twheel_time_to_tick(const struct twheel *w, ktime_t t)
 {
+	if (t <= w->start)
+		return 0;
+	return div_u64(t - w->start, w->tick_ns);
+}
+
+/* The time at which tick @tick is over, saturated to KTIME_MAX. */
+static ktime_t twheel_tick_end(const struct twheel *w, u64 tick)
+{
+	u64 limit = div_u64(KTIME_MAX - w->start, w->tick_ns);
+
+	if (tick >= limit)
+		return KTIME_MAX;
+	return w->start + (tick + 1) * w->tick_ns;
+}
+
+/*
+ * Arm the hrtimer so that it fires no later than the end of @tick, or, with
+ * TW_NO_TICK, let it go idle.  An hrtimer set earlier than needed is left
+ * alone: it only costs a wakeup that re-evaluates.
+ */
+static void twheel_program(struct twheel *w, u64 tick)
+{
+	lockdep_assert_held(&w->lock);
+
+	if (tick == TW_NO_TICK) {
+		if (w->programmed != TW_NO_TICK) {
+			/* Fails only inside the handler, which re-programs. */
+			hrtimer_try_to_cancel(&w->tick);
+			w->programmed = TW_NO_TICK;
+		}
+		return;
+	}
+	if (tick >= w->programmed)
+		return;
+	w->programmed = tick;
+	hrtimer_start(&w->tick, twheel_tick_end(w, tick), HRTIMER_MODE_ABS_SOFT);
+}
+
+/* Take a pending timer off the wheel or the expired list. */
+static void twheel_detach(struct twheel *w, struct twheel_timer *timer)
+{
+	if (timer->state & TWHEEL_TIMER_EXPIRED) {
+		hlist_del_init(&timer->node.entry);
+		timer->state &= ~TWHEEL_TIMER_EXPIRED;
+	} else {
+		tw_wheel_remove(&w->wheel, &timer->node);
+	}
+}
+
+static void twheel_run_expired(struct twheel *w, ktime_t now)
+{
+	lockdep_assert_held(&w->lock);
+
+	while (!hlist_empty(&w->expired)) {
+		struct twheel_timer *timer;
+		void (*fn)(struct twheel_timer *timer);
+#ifdef CONFIG_LOCKDEP
+		struct lockdep_map lockdep_map;
+#endif
+
+		timer = hlist_entry(w->expired.first, struct twheel_timer,
+				    node.entry);
+		hlist_del_init(&timer->node.entry);
+		timer->state &= ~TWHEEL_TIMER_EXPIRED;
+		if (now > twheel_tick_end(w, timer->node.key) + w->tick_ns)
+			w->stats.late++;
+		w->stats.fired++;
+		w->running = timer;
+		w->running_cpu = smp_processor_id();
+		fn = timer->function;
+#ifdef CONFIG_LOCKDEP
+		/* The callback may free the timer: use a copy of its map. */
+		lockdep_copy_map(&lockdep_map, &timer->lockdep_map);
+#endif
+		spin_unlock_irq(&w->lock);
+
+		lock_map_acquire(&lockdep_map);
+		fn(timer);
+		lock_map_release(&lockdep_map);
+
+		spin_lock_irq(&w->lock);
+		w->running = NULL;
+		/* Pairs with the barrier in prepare_to_wait() of cancel_sync. */
+		if (wq_has_sleeper(&w->running_wq))
+			wake_up(&w->running_wq);
+	}
+}
+
+static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
+{
+	struct twheel *w = container_of(hrt, struct twheel, tick);
+	unsigned int budget = w->budget;
+	unsigned int n;
+	ktime_t now;
+	u64 upto;
+
+	spin_lock_irq(&w->lock);
+	w->programmed = TW_NO_TICK;
+	w->stats.wakeups++;
+	now = ktime_get();
+	upto = twheel_time_to_tick(w, now);
+	n = tw_wheel_advance(&w->wheel, upto, budget, &w->expired);
+	if (w->wheel.max_slot > w->stats.max_slot)
+		w->stats.max_slot = w->wheel.max_slot;
+	if (n) {
+		struct twheel_timer *timer;
+
+		hlist_for_each_entry(timer, &w->expired, node.entry)
+			timer->state |= TWHEEL_TIMER_EXPIRED;
+		twheel_run_expired(w, now);
+	}
+
+	if (n == budget && w->wheel.clk < upto) {
+		/* Budget used up: run the rest from a fresh softirq pass. */
+		w->programmed = w->wheel.clk;
+		hrtimer_start(&w->tick, ktime_get(), HRTIMER_MODE_ABS_SOFT);
+	} else {
+		twheel_program(w, tw_wheel_next_lower_bound(&w->wheel));
+	}
+	spin_unlock_irq(&w->lock);
+
+	/* Any re-arming was done with hrtimer_start() above. */
+	return HRTIMER_NORESTART;
+}
+
+/**
+ * twheel_create() - create a wheel instance
+ * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
+ * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
+ * @budget:  most callbacks run per tick, at least 1
+ *
+ * The wheel spans (1 << @bits) ticks per revolution; timers further out
+ * wait in their slot for as many revolutions as needed.
+ *
+ * Context: process context, may sleep.
+ * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
+ * and ERR_PTR(-ENOMEM) when memory runs out.
+ */
+struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
+			     unsigned int budget)
+{
+	struct hlist_head *slots;
+	unsigned long *occupied;
+	struct twheel *w;
+
+	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX ||
+	    bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX || !budget)
+		return ERR_PTR(-EINVAL);
+
+	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	if (!w)
+		return ERR_PTR(-ENOMEM);
+	slots = kvcalloc(1UL << bits, sizeof(*slots), GFP_KERNEL);
+	if (!slots)
+		goto err_free_wheel;
+	occupied = kvcalloc(BITS_TO_LONGS(1UL << bits), sizeof(*occupied),
+			    GFP_KERNEL);
+	if (!occupied)
+		goto err_free_slots;
+
+	spin_lock_init(&w->lock);
+	init_waitqueue_head(&w->running_wq);
+	INIT_HLIST_HEAD(&w->expired);
+	w->tick_ns = tick_ns;
+	w->budget = budget;
+	w->programmed = TW_NO_TICK;
+	w->start = ktime_get();
+	w->stats.tick_ns = tick_ns;
+	w->stats.slots = 1ULL << bits;
+	tw_wheel_init(&w->wheel, slots, occupied, bits, 0);
+	twheel_hrtimer_setup(&w->tick, twheel_tick, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_SOFT);
+	return w;
+
+err_free_slots:
+	kvfree(slots);
+err_free_wheel:
+	kfree(w);
+	return ERR_PTR(-ENOMEM);
+}
+EXPORT_SYMBOL_GPL(twheel_create);
+
+/**
+ * twheel_destroy() - free a wheel instance
+ * @wheel: the instance, from twheel_create(); NULL or an ERR_PTR is ignored
+ *
+ * All timers on @wheel must have been cancelled with
+ * twheel_timer_cancel_sync() or twheel_timer_shutdown_sync() before; a
+ * wheel that still holds timers is reported with a warning and the timers
+ * are left unlinked.
+ *
+ * Context: process context, may sleep.
+ */
+void twheel_destroy(struct twheel *wheel)
+{
+	if (IS_ERR_OR_NULL(wheel))
+		return;
+	hrtimer_cancel(&wheel->tick);
+	WARN_ON_ONCE(wheel->wheel.count || !hlist_empty(&wheel->expired));
+	kvfree(wheel->wheel.occupied);
+	kvfree(wheel->wheel.slots);
+	kfree(wheel);
+}
+EXPORT_SYMBOL_GPL(twheel_destroy);
+
+/**
+ * twheel_default() - the module's default wheel instance
+ *
+ * Its tick length, size and budget are the module parameters tick_ns,
+ * wheel_bits and budget.  It lives as long as the module.
+ *
+ * Context: any context.
+ * Return: the default instance.
+ */
+struct twheel *twheel_default(void)
+{
+	return twheel_default_wheel;
+}
+EXPORT_SYMBOL_GPL(twheel_default);
+
+/**
+ * __twheel_timer_setup() - prepare a timer; use twheel_timer_setup()
+ * @timer:    the timer, caller-owned memory
+ * @wheel:    the instance the timer will run on
+ * @function: callback; runs in softirq context
+ * @flags:    reserved, must be 0
+ * @name:     lockdep name of the callback
+ * @key:      lockdep class of the callback
+ *
+ * Must not be called on a pending timer.  Clears a previous shutdown.
+ *
+ * Context: any context.
+ */
+void __twheel_timer_setup(struct twheel_timer *timer, struct twheel *wheel,
+			  void (*function)(struct twheel_timer *), u32 flags,
+			  const char *name, struct lock_class_key *key)
+{
+	tw_node_init(&timer->node);
+	timer->expires = 0;
+	timer->function = function;
+	timer->wheel = wheel;
+	timer->state = 0;
+	timer->flags = flags;
+	lockdep_init_map(&timer->lockdep_map, name, key, 0);
+}
+EXPORT_SYMBOL_GPL(__twheel_timer_setup);
+
+static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
+		      u64 slack_ns, enum twheel_mode mode, bool idle_only)
+{
+	struct twheel *w = timer->wheel;
+	unsigned long flags;
+	u64 lo, hi;
+	int ret;
+
+	if (WARN_ON_ONCE(!w || !timer->function))
+		return -EINVAL;
+	if (mode != TWHEEL_MODE_ABS && mode != TWHEEL_MODE_REL)
+		return -EINVAL;
+	if (expires < 0 || slack_ns > KTIME_MAX)
+		return -EINVAL;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (timer->state & TWHEEL_TIMER_SHUTDOWN) {
+		ret = -ESHUTDOWN;
+		goto unlock;
+	}
+	ret = tw_node_linked(&timer->node);
+	if (ret && idle_only) {
+		ret = -EBUSY;
+		goto unlock;
+	}
+
+	if (mode == TWHEEL_MODE_REL)
+		expires = ktime_add_safe(ktime_get(), expires);
+	lo = max(twheel_time_to_tick(w, expires), w->wheel.clk);
+	hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)), lo);
+
+	/* Keep a pending timer where it is when that still fits the range. */
+	if (!ret || (timer->state & TWHEEL_TIMER_EXPIRED) ||
+	    timer->node.key < lo || timer->node.key > hi) {
+		if (ret)
+			twheel_detach(w, timer);
+		else
+			w->stats.armed++;
+		tw_wheel_insert(&w->wheel, &timer->node, tw_wheel_pick_key(lo, hi));
+		twheel_program(w, timer->node.key);
+	}
+	timer->expires = expires;
+unlock:
+	spin_unlock_irqrestore(&w->lock, flags);
+	return ret;
+}
+
+/**
+ * twheel_timer_start() - start a timer that is not pending
+ * @timer:   the timer, set up with twheel_timer_setup()
+ * @expires: expiry, absolute CLOCK_MONOTONIC or relative to now (@mode)
+ * @slack_ns: how much later than @expires the timer may fire, in ns
+ * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
+ *
+ * The timer fires no earlier than @expires and, when the wheel's ticks are
+ * on time, no later than one tick plus @slack_ns after it.  An expiry in
+ * the past fires at the next tick.
+ *
+ * Context: any context.
+ * Return: 0 on success; -EBUSY if the timer is already pending (use
+ * twheel_timer_modify()); -ESHUTDOWN after twheel_timer_shutdown_sync();
+ * -EINVAL for a negative expiry, an unknown @mode or a timer that was never
+ * set up.
+ */
+int twheel_timer_start(struct twheel_timer *timer, ktime_t expires,
+		       u64 slack_ns, enum twheel_mode mode)
+{
+	return twheel_arm(timer, expires, slack_ns, mode, true);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_start);
+
+/**
+ * twheel_timer_modify() - (re)arm a timer, pending or not
+ * @timer:   the timer, set up with twheel_timer_setup()
+ * @expires: new expiry, absolute CLOCK_MONOTONIC or relative to now (@mode)
+ * @slack_ns: how much later than @expires the timer may fire, in ns
+ * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
+ *
+ * O(1).  If the timer is pending and its current tick already lies within
+ * [@expires, @expires + @slack_ns] it is not moved at all.  A timer whose
+ * callback was due but has not started yet is re-armed instead of firing.
+ *
+ * Context: any context.
+ * Return: 1 if the timer was pending, 0 if it was not; -ESHUTDOWN after
+ * twheel_timer_shutdown_sync(); -EINVAL as for twheel_timer_start().
+ */
+int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
+			u64 slack_ns, enum twheel_mode mode)
+{
+	return twheel_arm(timer, expires, slack_ns, mode, false);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_modify);
+
+/*
+ * Cancel without waiting.  Returns 1 if the timer was pending, 0 if not,
+ * and -1 instead of 0 when its callback is running right now.
+ */
+static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown)
+{
+	struct twheel *w = timer->wheel;
+	unsigned long flags;
+	int ret = 0;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (shutdown)
+		timer->state |= TWHEEL_TIMER_SHUTDOWN;
+	if (tw_node_linked(&timer->node)) {
+		twheel_detach(w, timer);
+		w->stats.cancelled++;
+		ret = 1;
+		if (!w->wheel.count && hlist_empty(&w->expired))
+			twheel_program(w, TW_NO_TICK);
+	} else if (w->running == timer) {
+		ret = -1;
+	}
+	spin_unlock_irqrestore(&w->lock, flags);
+	return ret;
+}
+
+/**
+ * twheel_timer_cancel() - cancel a timer without waiting for its callback
+ * @timer: the timer
+ *
+ * After this returns the timer is not pending, but its callback may still
+ * be running on another CPU; see twheel_timer_cancel_sync().
+ *
+ * Context: any context.
+ * Return: 1 if the timer was pending, 0 if it was not.
+ */
+int twheel_timer_cancel(struct twheel_timer *timer)
+{
+	if (!timer->wheel)
+		return 0;
+	return max(twheel_try_cancel(timer, false), 0);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_cancel);
+
+/* True when called from @timer's own running callback. */
+static bool twheel_in_own_callback(struct twheel_timer *timer)
+{
+	struct twheel *w = timer->wheel;
+
+	/* Softirqs do not nest: this CPU is inside that callback. */
+	return in_serving_softirq() && READ_ONCE(w->running) == timer &&
+	       READ_ONCE(w->running_cpu) == raw_smp_processor_id();
+}
+
+static bool twheel_not_running(struct twheel *w, struct twheel_timer *timer)
+{
+	unsigned long flags;
+	bool ret;
+
+	spin_lock_irqsave(&w->lock, flags);
+	ret = w->running != timer;
+	spin_unlock_irqrestore(&w->lock, flags);
+	return ret;
+}
+
+static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
+{
+	struct twheel *w = timer->wheel;
+	int ret;
+
+	if (!w)
+		return 0;
+
+	/* Waiting on the callback: the caller must not hold its locks. */
+	lock_map_acquire(&timer->lockdep_map);
+	lock_map_release(&timer->lockdep_map);
+
+	if (WARN_ON_ONCE(twheel_in_own_callback(timer)))
+		return max(twheel_try_cancel(timer, shutdown), 0);
+
+	for (;;) {
+		ret = twheel_try_cancel(timer, shutdown);
+		if (ret >= 0)
+			return ret;
+		wait_event(w->running_wq, twheel_not_running(w, timer));
+	}
+}
+
+/**
+ * twheel_timer_cancel_sync() - cancel a timer and wait for its callback
+ * @timer: the timer
+ *
+ * On return the timer is not pending and its callback is not running,
+ * unless the callback re-armed it after the wait (see
+ * twheel_timer_shutdown_sync()).  The caller must not hold a lock that the
+ * callback takes.
+ *
+ * Context: process context, may sleep while the callback runs.  From the
+ * timer's own callback it warns and behaves as twheel_timer_cancel().
+ * Return: 1 if the timer was pending, 0 if it was not.
+ */
+int twheel_timer_cancel_sync(struct twheel_timer *timer)
+{
+	return twheel_cancel_wait(timer, false);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_cancel_sync);
+
+/**
+ * twheel_timer_shutdown_sync() - cancel a timer for good and wait
+ * @timer: the timer
+ *
+ * As twheel_timer_cancel_sync(), but first marks the timer shut down so
+ * that any later start or modify, including one from its running callback,
+ * fails with -ESHUTDOWN.  Use it on teardown paths where timers re-arm
+ * each other.  twheel_timer_setup() makes the timer usable again.
+ *
+ * Context: process context, may sleep while the callback runs.
+ * Return: 1 if the timer was pending, 0 if it was not.
+ */
+int twheel_timer_shutdown_sync(struct twheel_timer *timer)
+{
+	return twheel_cancel_wait(timer, true);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_shutdown_sync);
+
+/**
+ * twheel_timer_pending() - is the timer armed?
+ * @timer: the timer
+ *
+ * Lockless, like timer_pending(): the answer may be stale by the time the
+ * caller looks at it unless the caller serialises against the timer.
+ *
+ * Context: any context.
+ * Return: true if the timer is pending (armed and its callback not begun).
+ */
+bool twheel_timer_pending(const struct twheel_timer *timer)
+{
+	return !hlist_unhashed_lockless(&timer->node.entry);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_pending);
+
+/**
+ * twheel_timer_expires() - the expiry the timer was last armed with
+ * @timer: the timer
+ *
+ * Context: any context.
+ * Return: the absolute CLOCK_MONOTONIC expiry last passed to start/modify
+ * (meaningful while the timer is pending).
+ */
+ktime_t twheel_timer_expires(const struct twheel_timer *timer)
+{
+	return READ_ONCE(timer->expires);
+}
+EXPORT_SYMBOL_GPL(twheel_timer_expires);
+
+/**
+ * twheel_next_expiry() - when the next timer will fire
+ * @wheel: the instance
+ * @bound: search no further than timers due by this CLOCK_MONOTONIC time
+ *
+ * The search walks slots in tick order and stops at the first tick past
+ * @bound, so its cost is bounded by the part of the wheel before @bound.
+ *
+ * Context: any context.
+ * Return: the time at which the earliest pending timer fires (the end of its
+ * tick), if that tick starts no later than @bound; KTIME_MAX otherwise.
+ */
+ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound)
+{
+	unsigned long flags;
+	ktime_t ret = KTIME_MAX;
+	u64 key;
+
+	spin_lock_irqsave(&wheel->lock, flags);
+	if (!hlist_empty(&wheel->expired))
+		key = wheel->wheel.clk ? wheel->wheel.clk - 1 : 0;
+	else
+		key = tw_wheel_next_key(&wheel->wheel,
+					twheel_time_to_tick(wheel, bound));
+	if (key != TW_NO_TICK)
+		ret = twheel_tick_end(wheel, key);
+	spin_unlock_irqrestore(&wheel->lock, flags);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(twheel_next_expiry);
+
+/**
+ * twheel_get_stats() - read the counters of a wheel
+ * @wheel: the instance
+ * @stats: filled with a consistent snapshot
+ *
+ * Context: any context.
+ */
+void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&wheel->lock, flags);
+	*stats = wheel->stats;
+	stats->pending = wheel->wheel.count;
+	spin_unlock_irqrestore(&wheel->lock, flags);
+}
+EXPORT_SYMBOL_GPL(twheel_get_stats);
+
+/**
+ * twheel_tick_armed() - is the wheel's hrtimer armed?
+ * @wheel: the instance
+ *
+ * Shows tickless operation: an empty, quiescent wheel has no hrtimer armed.
+ *
+ * Context: any context.
+ * Return: true while the hrtimer is queued or its handler is running.
+ */
+bool twheel_tick_armed(struct twheel *wheel)
+{
+	return hrtimer_active(&wheel->tick);
+}
+EXPORT_SYMBOL_GPL(twheel_tick_armed);
+
+int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget)
+{
+	struct twheel *w = twheel_create(tick_ns, bits, budget);
+
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	twheel_default_wheel = w;
 	return 0;
 }
 
 void twheel_facility_exit(void)
 {
+	twheel_destroy(twheel_default_wheel);
+	twheel_default_wheel = NULL;
 }

@@ -8,7 +8,22 @@
 #include <linux/miscdevice.h>
 #include <linux/fs.h>
 
+#include <linux/twheel.h>
+
 #include "twheel_internal.h"
+
+/* Parameters of the default wheel; read-only once loaded. */
+static ulong tick_ns = 1000000;
+module_param(tick_ns, ulong, 0444);
+MODULE_PARM_DESC(tick_ns, "Tick length of the default wheel in ns (1000..1000000000, default 1000000)");
+
+static uint wheel_bits = 12;
+module_param(wheel_bits, uint, 0444);
+MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default 12)");
+
+static uint budget = 4096;
+module_param(budget, uint, 0444);
+MODULE_PARM_DESC(budget, "Most callbacks run per tick before deferring to a re-tick (>= 1, default 4096)");
 
 static int twheel_open(struct inode *inode, struct file *file)
 {
@@ -37,7 +52,22 @@ static int __init twheel_init(void)
 {
 	int ret;
 
-	ret = twheel_facility_init();
+	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX) {
+		pr_err("tick_ns=%lu out of range [%llu, %llu]\n", tick_ns,
+		       TWHEEL_TICK_NS_MIN, TWHEEL_TICK_NS_MAX);
+		return -EINVAL;
+	}
+	if (wheel_bits < TWHEEL_BITS_MIN || wheel_bits > TWHEEL_BITS_MAX) {
+		pr_err("wheel_bits=%u out of range [%d, %d]\n", wheel_bits,
+		       TWHEEL_BITS_MIN, TWHEEL_BITS_MAX);
+		return -EINVAL;
+	}
+	if (!budget) {
+		pr_err("budget must be at least 1\n");
+		return -EINVAL;
+	}
+
+	ret = twheel_facility_init(tick_ns, wheel_bits, budget);
 	if (ret)
 		return ret;
 

@@ -5,8 +5,6 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
-#include <linux/miscdevice.h>
-#include <linux/fs.h>
 
 #include <linux/twheel.h>
 
@@ -21,32 +19,13 @@ static uint wheel_bits = 12;
 module_param(wheel_bits, uint, 0444);
 MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default 12)");
 
+static ulong max_timers_per_fd = 1UL << 22;
+module_param(max_timers_per_fd, ulong, 0444);
+MODULE_PARM_DESC(max_timers_per_fd, "Most live timers per open /dev/twheel file (default 4194304)");
+
 static uint budget = 4096;
 module_param(budget, uint, 0444);
 MODULE_PARM_DESC(budget, "Most callbacks run per tick before deferring to a re-tick (>= 1, default 4096)");
-
-static int twheel_open(struct inode *inode, struct file *file)
-{
-	return 0;
-}
-
-static int twheel_release(struct inode *inode, struct file *file)
-{
-	return 0;
-}
-
-static const struct file_operations twheel_fops = {
-	.owner = THIS_MODULE,
-	.open = twheel_open,
-	.release = twheel_release,
-};
-
-static struct miscdevice twheel_misc = {
-	.minor = MISC_DYNAMIC_MINOR,
-	.name = "twheel",
-	.fops = &twheel_fops,
-	.mode = 0666,
-};
 
 static int __init twheel_init(void)
 {
@@ -71,7 +50,7 @@ static int __init twheel_init(void)
 	if (ret)
 		return ret;
 
-	ret = misc_register(&twheel_misc);
+	ret = twheel_dev_init(max_timers_per_fd, 0);
 	if (ret)
 		goto err_facility;
 
@@ -84,7 +63,7 @@ err_facility:
 
 static void __exit twheel_exit(void)
 {
-	misc_deregister(&twheel_misc);
+	twheel_dev_exit();
 	twheel_facility_exit();
 }
 

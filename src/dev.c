@@ -1,0 +1,714 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel: the /dev/twheel device - file contexts, handles and events
+ *
+ * Every open file gets a context (struct twheel_ctx) that owns its timers.
+ * A timer (struct twheel_utimer) is a twheel_timer on the default wheel
+ * plus what userspace gave and needs back: handle, cookie, period, slack,
+ * and the state of its pending event.
+ *
+ * Handles: timers sit in an xarray indexed by a 32-bit id allocated
+ * cyclically, so an id is not reused until the id space wraps; each wrap
+ * bumps a generation kept in the handle's upper 32 bits.  A lookup checks
+ * the full 64-bit handle, so a stale handle never names a newer timer.
+ *
+ * Events: the callback allocates nothing.  It links the timer itself onto
+ * the context's ready list (or, if its previous event is still unread,
+ * counts an overrun), so no expiration can be dropped for lack of memory.
+ * read() takes events off that list.  A one-shot timer ends when its event
+ * has been copied out; a periodic one re-arms from its callback, counting
+ * the periods a late tick skipped as overruns.
+ *
+ * Locking: @mutex serialises the ioctls and read() of one file, so a
+ * handle cannot be freed under a concurrent operation.  @lock (taken in the
+ * callback, softirq) protects the ready list and the event fields.  Order:
+ * mutex -> lock -> wheel lock.  Cancel and modify stop the timer with
+ * twheel_timer_shutdown_sync()/cancel_sync() with only the mutex held, so a
+ * running callback finishes first and cannot re-queue a withdrawn event.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/compat.h>
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/xarray.h>
+#include <linux/twheel.h>
+#include <uapi/linux/twheel.h>
+
+#include "twheel_internal.h"
+
+/* Limits and sizes of the userspace API. */
+#define TWHEEL_MAX_BATCH	65536	/* records per TWHEEL_IOC_BATCH */
+#define TWHEEL_READ_CHUNK	64	/* events gathered per lock hold in read() */
+
+static unsigned long twheel_max_timers_per_fd;
+static unsigned long twheel_max_timers_per_user;
+static struct kmem_cache *twheel_utimer_cache;
+
+/**
+ * struct twheel_ctx - the state of one open /dev/twheel file
+ * @mutex:   serialises ioctls and read()
+ * @lock:    protects @ready and the event fields of the timers
+ * @ready:   timers with an unread event, oldest first
+ * @wq:      readers and pollers wait here for @ready to fill
+ * @timers:  live timers by handle id
+ * @next_id: cyclic allocation cursor of @timers
+ * @gen:     generation in the upper half of handles, bumped on wrap
+ * @count:   live timers
+ * @wheel:   the wheel the timers run on
+ */
+struct twheel_ctx {
+	struct mutex mutex;
+	spinlock_t lock;
+	struct list_head ready;
+	wait_queue_head_t wq;
+	struct xarray timers;
+	u32 next_id;
+	u32 gen;
+	unsigned long count;
+	struct twheel *wheel;
+};
+
+/**
+ * struct twheel_utimer - a timer created through /dev/twheel
+ * @timer:   the wheel timer
+ * @ctx:     owning file context
+ * @handle:  full 64-bit handle
+ * @cookie:  user cookie
+ * @period:  ns, 0 for one-shot
+ * @slack:   ns
+ * @ready:   link on @ctx->ready while an event is unread, else empty
+ * @ev_expires: expiry reported by the unread event
+ * @ev_fired: when it fired
+ * @overrun: expirations merged into the unread event
+ */
+struct twheel_utimer {
+	struct twheel_timer timer;
+	struct twheel_ctx *ctx;
+	u64 handle;
+	u64 cookie;
+	u64 period;
+	u64 slack;
+	struct list_head ready;
+	ktime_t ev_expires;
+	ktime_t ev_fired;
+	u64 overrun;
+};
+
+static void twheel_utimer_fire(struct twheel_timer *timer)
+{
+	struct twheel_utimer *ut = container_of(timer, struct twheel_utimer, timer);
+	struct twheel_ctx *ctx = ut->ctx;
+	ktime_t expires = twheel_timer_expires(timer);
+	ktime_t now = ktime_get();
+	bool wake = false;
+
+	spin_lock(&ctx->lock);
+	if (list_empty(&ut->ready)) {
+		ut->ev_expires = expires;
+		ut->ev_fired = now;
+		ut->overrun = 0;
+		list_add_tail(&ut->ready, &ctx->ready);
+		wake = true;
+	} else {
+		ut->overrun++;
+	}
+	if (ut->period) {
+		/* Periods skipped by a late tick are overruns, not bursts. */
+		u64 missed = div64_u64(ktime_sub(now, expires), ut->period);
+
+		ut->overrun += missed;
+		expires = ktime_add_ns(expires, (missed + 1) * ut->period);
+		/* Fails only with -ESHUTDOWN, when cancel is stopping us. */
+		twheel_timer_start(timer, expires, ut->slack, TWHEEL_MODE_ABS);
+	}
+	spin_unlock(&ctx->lock);
+
+	/* The context outlives every callback: release() stops them first. */
+	if (wake)
+		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+}
+
+static struct twheel_utimer *twheel_lookup(struct twheel_ctx *ctx, u64 handle)
+{
+	struct twheel_utimer *ut;
+
+	lockdep_assert_held(&ctx->mutex);
+	ut = xa_load(&ctx->timers, lower_32_bits(handle));
+	if (!ut || ut->handle != handle)
+		return NULL;
+	return ut;
+}
+
+/* Validate the user's arming parameters. */
+static int twheel_check_arm(u32 flags, u64 expires, u64 period, u64 slack,
+			    u64 tick_ns)
+{
+	if (flags & ~TWHEEL_ARM_ABS)
+		return -EINVAL;
+	if (expires > KTIME_MAX || slack > KTIME_MAX || period > KTIME_MAX)
+		return -EINVAL;
+	if (period && period < tick_ns)
+		return -EINVAL;
+	return 0;
+}
+
+static int twheel_start_utimer(struct twheel_utimer *ut, u32 flags,
+			       u64 expires)
+{
+	return twheel_timer_start(&ut->timer, expires, ut->slack,
+				  flags & TWHEEL_ARM_ABS ? TWHEEL_MODE_ABS :
+							   TWHEEL_MODE_REL);
+}
+
+/* Withdraw the unread event of a timer that can no longer fire. */
+static bool twheel_withdraw_event(struct twheel_ctx *ctx,
+				  struct twheel_utimer *ut)
+{
+	bool had_event;
+
+	spin_lock_bh(&ctx->lock);
+	had_event = !list_empty(&ut->ready);
+	list_del_init(&ut->ready);
+	spin_unlock_bh(&ctx->lock);
+	return had_event;
+}
+
+static int twheel_do_arm(struct twheel_ctx *ctx, u32 flags, u64 expires,
+			 u64 period, u64 slack, u64 cookie, u64 *handle)
+{
+	struct twheel_stats st;
+	struct twheel_utimer *ut;
+	u32 id;
+	int ret;
+
+	twheel_get_stats(ctx->wheel, &st);
+	ret = twheel_check_arm(flags, expires, period, slack, st.tick_ns);
+	if (ret)
+		return ret;
+	if (ctx->count >= twheel_max_timers_per_fd)
+		return -ENOSPC;
+
+	ut = kmem_cache_zalloc(twheel_utimer_cache, GFP_KERNEL_ACCOUNT);
+	if (!ut)
+		return -ENOMEM;
+	ret = xa_alloc_cyclic(&ctx->timers, &id, ut, xa_limit_32b,
+			      &ctx->next_id, GFP_KERNEL_ACCOUNT);
+	if (ret < 0)
+		goto err_free_utimer;
+	if (ret == 1)
+		ctx->gen++;	/* the id space wrapped: new generation */
+
+	ut->ctx = ctx;
+	ut->handle = (u64)ctx->gen << 32 | id;
+	ut->cookie = cookie;
+	ut->period = period;
+	ut->slack = slack;
+	INIT_LIST_HEAD(&ut->ready);
+	twheel_timer_setup(&ut->timer, ctx->wheel, twheel_utimer_fire, 0);
+	ret = twheel_start_utimer(ut, flags, expires);
+	if (ret)
+		goto err_erase_id;
+	ctx->count++;
+	*handle = ut->handle;
+	return 0;
+
+err_erase_id:
+	xa_erase(&ctx->timers, id);
+err_free_utimer:
+	kmem_cache_free(twheel_utimer_cache, ut);
+	return ret;
+}
+
+static int twheel_do_modify(struct twheel_ctx *ctx, u64 handle, u32 flags,
+			    u64 expires, u64 period, u64 slack, u64 cookie)
+{
+	struct twheel_stats st;
+	struct twheel_utimer *ut;
+	int ret;
+
+	twheel_get_stats(ctx->wheel, &st);
+	ret = twheel_check_arm(flags, expires, period, slack, st.tick_ns);
+	if (ret)
+		return ret;
+	ut = twheel_lookup(ctx, handle);
+	if (!ut)
+		return -ENOENT;
+
+	/* Stop it (a periodic callback may be re-arming it right now)... */
+	twheel_timer_cancel_sync(&ut->timer);
+	twheel_withdraw_event(ctx, ut);
+	/* ...then no callback runs and nothing else touches it. */
+	ut->cookie = cookie;
+	ut->period = period;
+	ut->slack = slack;
+	return twheel_start_utimer(ut, flags, expires);
+}
+
+static void twheel_free_utimer(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	xa_erase(&ctx->timers, lower_32_bits(ut->handle));
+	ctx->count--;
+	kmem_cache_free(twheel_utimer_cache, ut);
+}
+
+static int twheel_do_cancel(struct twheel_ctx *ctx, u64 handle, u32 *status)
+{
+	struct twheel_utimer *ut = twheel_lookup(ctx, handle);
+	int pending;
+
+	if (!ut)
+		return -ENOENT;
+	/* Shutdown: a periodic callback running now cannot re-arm it. */
+	pending = twheel_timer_shutdown_sync(&ut->timer);
+	twheel_withdraw_event(ctx, ut);
+	/* A periodic timer is pending even while its event waits. */
+	*status = pending ? TWHEEL_CANCEL_PENDING : TWHEEL_CANCEL_FIRED;
+	twheel_free_utimer(ctx, ut);
+	return 0;
+}
+
+static long twheel_ioctl_api(struct twheel_ctx *ctx, void __user *arg)
+{
+	struct twheel_api api;
+	struct twheel_stats st;
+
+	twheel_get_stats(ctx->wheel, &st);
+	memset(&api, 0, sizeof(api));
+	api.abi_version = TWHEEL_ABI_VERSION;
+	api.event_size = sizeof(struct twheel_event);
+	api.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
+		       TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY;
+	api.tick_ns = st.tick_ns;
+	api.slots = st.slots;
+	api.max_batch = TWHEEL_MAX_BATCH;
+	api.max_timers_per_fd = twheel_max_timers_per_fd;
+	api.max_timers_per_user = twheel_max_timers_per_user;
+	return copy_to_user(arg, &api, sizeof(api)) ? -EFAULT : 0;
+}
+
+static long twheel_ioctl_arm(struct twheel_ctx *ctx, void __user *arg,
+			     bool modify)
+{
+	struct twheel_arm a;
+	int ret;
+
+	if (copy_from_user(&a, arg, sizeof(a)))
+		return -EFAULT;
+	if (a.__reserved)
+		return -EINVAL;
+	if (modify)
+		return twheel_do_modify(ctx, a.handle, a.flags, a.expires,
+					a.period, a.slack, a.cookie);
+
+	ret = twheel_do_arm(ctx, a.flags, a.expires, a.period, a.slack,
+			    a.cookie, &a.handle);
+	if (ret)
+		return ret;
+	if (put_user(a.handle, &((struct twheel_arm __user *)arg)->handle)) {
+		/* The caller cannot learn the handle: undo the arm. */
+		u32 status;
+
+		twheel_do_cancel(ctx, a.handle, &status);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *arg)
+{
+	struct twheel_cancel c;
+	int ret;
+
+	if (copy_from_user(&c, arg, sizeof(c)))
+		return -EFAULT;
+	if (c.flags || c.status)
+		return -EINVAL;
+	ret = twheel_do_cancel(ctx, c.handle, &c.status);
+	if (ret)
+		return ret;
+	/* The timer is gone either way; report status when we can. */
+	return put_user(c.status, &((struct twheel_cancel __user *)arg)->status) ?
+		-EFAULT : 0;
+}
+
+static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
+{
+	struct twheel_utimer *ut;
+	struct twheel_query q;
+	u64 handle;
+
+	if (copy_from_user(&q, arg, sizeof(q)))
+		return -EFAULT;
+	if (q.flags || q.state || q.remaining || q.expires || q.period ||
+	    q.cookie)
+		return -EINVAL;
+	handle = q.handle;
+	ut = twheel_lookup(ctx, handle);
+	if (!ut)
+		return -ENOENT;
+
+	memset(&q, 0, sizeof(q));
+	q.handle = handle;
+	q.period = ut->period;
+	q.cookie = ut->cookie;
+	if (twheel_timer_pending(&ut->timer)) {
+		ktime_t expires = twheel_timer_expires(&ut->timer);
+		ktime_t now = ktime_get();
+
+		q.state |= TWHEEL_QUERY_PENDING;
+		q.expires = expires;
+		q.remaining = expires > now ? expires - now : 0;
+	}
+	spin_lock_bh(&ctx->lock);
+	if (!list_empty(&ut->ready))
+		q.state |= TWHEEL_QUERY_EVENT;
+	spin_unlock_bh(&ctx->lock);
+	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
+}
+
+static int twheel_batch_one(struct twheel_ctx *ctx, struct twheel_batch_op *op)
+{
+	u32 status;
+
+	switch (op->op) {
+	case TWHEEL_OP_ARM:
+		return twheel_do_arm(ctx, op->flags, op->expires, op->period,
+				     op->slack, op->cookie, &op->handle);
+	case TWHEEL_OP_MODIFY:
+		return twheel_do_modify(ctx, op->handle, op->flags, op->expires,
+					op->period, op->slack, op->cookie);
+	case TWHEEL_OP_CANCEL:
+		if (op->flags)
+			return -EINVAL;
+		return twheel_do_cancel(ctx, op->handle, &status);
+	default:
+		return -EINVAL;
+	}
+}
+
+static long twheel_ioctl_batch(struct twheel_ctx *ctx, void __user *arg)
+{
+	struct twheel_batch __user *ubatch = arg;
+	struct twheel_batch_op __user *uops;
+	struct twheel_batch b;
+	u32 i, status;
+	int err = 0;
+
+	if (copy_from_user(&b, arg, sizeof(b)))
+		return -EFAULT;
+	if (b.flags || b.__reserved || b.done)
+		return -EINVAL;
+	if (b.count > TWHEEL_MAX_BATCH)
+		return -E2BIG;
+	uops = u64_to_user_ptr(b.ops);
+
+	for (i = 0; i < b.count; i++) {
+		struct twheel_batch_op op;
+		int ret;
+
+		if (copy_from_user(&op, &uops[i], sizeof(op))) {
+			err = -EFAULT;
+			break;
+		}
+		ret = twheel_batch_one(ctx, &op);
+		if (ret == -ENOMEM) {
+			err = ret;
+			break;
+		}
+		op.result = ret;
+		if (copy_to_user(&uops[i], &op, sizeof(op))) {
+			/* Not reported: undo a fresh arm, as the single ioctl. */
+			if (op.op == TWHEEL_OP_ARM && !ret)
+				twheel_do_cancel(ctx, op.handle, &status);
+			err = -EFAULT;
+			break;
+		}
+		if (fatal_signal_pending(current)) {
+			i++;
+			break;
+		}
+		cond_resched();
+	}
+	if (!i && err)
+		return err;
+	if (put_user(i, &ubatch->done))
+		return -EFAULT;
+	return i;
+}
+
+static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct twheel_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	long ret;
+
+	switch (cmd) {
+	case TWHEEL_IOC_API:
+	case TWHEEL_IOC_ARM:
+	case TWHEEL_IOC_MODIFY:
+	case TWHEEL_IOC_CANCEL:
+	case TWHEEL_IOC_QUERY:
+	case TWHEEL_IOC_BATCH:
+		break;
+	default:
+		return -ENOTTY;
+	}
+
+	mutex_lock(&ctx->mutex);
+	switch (cmd) {
+	case TWHEEL_IOC_API:
+		ret = twheel_ioctl_api(ctx, uarg);
+		break;
+	case TWHEEL_IOC_ARM:
+		ret = twheel_ioctl_arm(ctx, uarg, false);
+		break;
+	case TWHEEL_IOC_MODIFY:
+		ret = twheel_ioctl_arm(ctx, uarg, true);
+		break;
+	case TWHEEL_IOC_CANCEL:
+		ret = twheel_ioctl_cancel(ctx, uarg);
+		break;
+	case TWHEEL_IOC_QUERY:
+		ret = twheel_ioctl_query(ctx, uarg);
+		break;
+	default:
+		ret = twheel_ioctl_batch(ctx, uarg);
+		break;
+	}
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+/*
+ * Take up to @max events off the ready list into @evs, remembering their
+ * timers in @uts.  Called with the mutex held, so the timers stay alive.
+ */
+static unsigned int twheel_take_events(struct twheel_ctx *ctx,
+				       struct twheel_event *evs,
+				       struct twheel_utimer **uts,
+				       unsigned int max)
+{
+	unsigned int n = 0;
+
+	spin_lock_bh(&ctx->lock);
+	while (n < max && !list_empty(&ctx->ready)) {
+		struct twheel_utimer *ut;
+		struct twheel_event *ev = &evs[n];
+
+		ut = list_first_entry(&ctx->ready, struct twheel_utimer, ready);
+		list_del_init(&ut->ready);
+		memset(ev, 0, sizeof(*ev));
+		ev->handle = ut->handle;
+		ev->cookie = ut->cookie;
+		ev->expires = ut->ev_expires;
+		ev->fired = ut->ev_fired;
+		ev->overrun = ut->overrun;
+		if (ut->period)
+			ev->flags |= TWHEEL_EVENT_PERIODIC;
+		uts[n++] = ut;
+	}
+	spin_unlock_bh(&ctx->lock);
+	return n;
+}
+
+/*
+ * The copy to userspace failed: give the events back, oldest first.  A
+ * periodic timer may have fired again meanwhile and queued a newer event;
+ * the returned one is older, so it absorbs the newer one as an overrun.
+ */
+static void twheel_return_events(struct twheel_ctx *ctx,
+				 struct twheel_event *evs,
+				 struct twheel_utimer **uts, unsigned int n)
+{
+	spin_lock_bh(&ctx->lock);
+	while (n--) {
+		struct twheel_utimer *ut = uts[n];
+
+		if (!list_empty(&ut->ready))
+			ut->overrun += evs[n].overrun + 1;
+		else
+			ut->overrun = evs[n].overrun;
+		ut->ev_expires = evs[n].expires;
+		ut->ev_fired = evs[n].fired;
+		list_move(&ut->ready, &ctx->ready);
+	}
+	spin_unlock_bh(&ctx->lock);
+}
+
+static bool twheel_has_events(struct twheel_ctx *ctx)
+{
+	return !list_empty_careful(&ctx->ready);
+}
+
+static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
+			   loff_t *ppos)
+{
+	struct twheel_ctx *ctx = file->private_data;
+	size_t max = min_t(size_t, count / sizeof(struct twheel_event),
+			   TWHEEL_READ_CHUNK);
+	struct twheel_utimer **uts;
+	struct twheel_event *evs;
+	ssize_t done = 0;
+	int ret;
+
+	if (count < sizeof(struct twheel_event))
+		return -EINVAL;
+
+	evs = kmalloc_array(max, sizeof(*evs), GFP_KERNEL);
+	uts = kmalloc_array(max, sizeof(*uts), GFP_KERNEL);
+	if (!evs || !uts) {
+		done = -ENOMEM;
+		goto out_free;
+	}
+
+	for (;;) {
+		if (!twheel_has_events(ctx)) {
+			if (done)
+				break;
+			if (file->f_flags & O_NONBLOCK) {
+				done = -EAGAIN;
+				break;
+			}
+			ret = wait_event_interruptible(ctx->wq,
+						       twheel_has_events(ctx));
+			if (ret) {
+				done = ret;
+				break;
+			}
+		}
+
+		mutex_lock(&ctx->mutex);
+		while (count - done >= sizeof(*evs)) {
+			unsigned int want = min_t(size_t, max,
+						  (count - done) / sizeof(*evs));
+			unsigned int i, n;
+
+			n = twheel_take_events(ctx, evs, uts, want);
+			if (!n)
+				break;
+			if (copy_to_user(buf + done, evs, n * sizeof(*evs))) {
+				twheel_return_events(ctx, evs, uts, n);
+				if (!done)
+					done = -EFAULT;
+				mutex_unlock(&ctx->mutex);
+				goto out_free;
+			}
+			done += n * sizeof(*evs);
+			/* Delivered: a one-shot timer ends here. */
+			for (i = 0; i < n; i++)
+				if (!uts[i]->period)
+					twheel_free_utimer(ctx, uts[i]);
+		}
+		mutex_unlock(&ctx->mutex);
+		if (done)
+			break;
+	}
+out_free:
+	kfree(uts);
+	kfree(evs);
+	return done;
+}
+
+static __poll_t twheel_poll(struct file *file, poll_table *wait)
+{
+	struct twheel_ctx *ctx = file->private_data;
+
+	poll_wait(file, &ctx->wq, wait);
+	return twheel_has_events(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int twheel_open(struct inode *inode, struct file *file)
+{
+	struct twheel_ctx *ctx;
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	mutex_init(&ctx->mutex);
+	spin_lock_init(&ctx->lock);
+	INIT_LIST_HEAD(&ctx->ready);
+	init_waitqueue_head(&ctx->wq);
+	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	ctx->wheel = twheel_default();
+	file->private_data = ctx;
+	return nonseekable_open(inode, file);
+}
+
+static int twheel_release(struct inode *inode, struct file *file)
+{
+	struct twheel_ctx *ctx = file->private_data;
+	struct twheel_utimer *ut;
+	unsigned long id;
+
+	/* No ioctl or read can run now; stop every callback, then free. */
+	xa_for_each(&ctx->timers, id, ut) {
+		twheel_timer_shutdown_sync(&ut->timer);
+		kmem_cache_free(twheel_utimer_cache, ut);
+		cond_resched();
+	}
+	xa_destroy(&ctx->timers);
+	mutex_destroy(&ctx->mutex);
+	kfree(ctx);
+	return 0;
+}
+
+static const struct file_operations twheel_fops = {
+	.owner = THIS_MODULE,
+	.open = twheel_open,
+	.release = twheel_release,
+	.read = twheel_read,
+	.poll = twheel_poll,
+	.unlocked_ioctl = twheel_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice twheel_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "twheel",
+	.fops = &twheel_fops,
+	.mode = 0666,
+};
+
+int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user)
+{
+	int ret;
+
+	/* The ABI is the same for 32 and 64-bit callers: no padding holes. */
+	BUILD_BUG_ON(sizeof(struct twheel_api) != 48);
+	BUILD_BUG_ON(sizeof(struct twheel_arm) != 48);
+	BUILD_BUG_ON(sizeof(struct twheel_cancel) != 16);
+	BUILD_BUG_ON(sizeof(struct twheel_query) != 48);
+	BUILD_BUG_ON(sizeof(struct twheel_batch_op) != 56);
+	BUILD_BUG_ON(sizeof(struct twheel_batch) != 24);
+	BUILD_BUG_ON(sizeof(struct twheel_event) != 48);
+
+	twheel_max_timers_per_fd = max_per_fd;
+	twheel_max_timers_per_user = max_per_user;
+	twheel_utimer_cache = KMEM_CACHE(twheel_utimer, SLAB_ACCOUNT);
+	if (!twheel_utimer_cache)
+		return -ENOMEM;
+	ret = misc_register(&twheel_misc);
+	if (ret)
+		goto err_destroy_cache;
+	return 0;
+
+err_destroy_cache:
+	kmem_cache_destroy(twheel_utimer_cache);
+	return ret;
+}
+
+void twheel_dev_exit(void)
+{
+	misc_deregister(&twheel_misc);
+	kmem_cache_destroy(twheel_utimer_cache);
+}

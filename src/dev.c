@@ -65,6 +65,7 @@ static struct kmem_cache *twheel_utimer_cache;
  * @gen:     generation in the upper half of handles, bumped on wrap
  * @count:   live timers
  * @wheel:   the wheel the timers run on
+ * @tick_ns: its tick length
  */
 struct twheel_ctx {
 	struct mutex mutex;
@@ -76,6 +77,7 @@ struct twheel_ctx {
 	u32 gen;
 	unsigned long count;
 	struct twheel *wheel;
+	u64 tick_ns;
 };
 
 /**
@@ -186,13 +188,11 @@ static bool twheel_withdraw_event(struct twheel_ctx *ctx,
 static int twheel_do_arm(struct twheel_ctx *ctx, u32 flags, u64 expires,
 			 u64 period, u64 slack, u64 cookie, u64 *handle)
 {
-	struct twheel_stats st;
 	struct twheel_utimer *ut;
 	u32 id;
 	int ret;
 
-	twheel_get_stats(ctx->wheel, &st);
-	ret = twheel_check_arm(flags, expires, period, slack, st.tick_ns);
+	ret = twheel_check_arm(flags, expires, period, slack, ctx->tick_ns);
 	if (ret)
 		return ret;
 	if (ctx->count >= twheel_max_timers_per_fd)
@@ -232,12 +232,10 @@ err_free_utimer:
 static int twheel_do_modify(struct twheel_ctx *ctx, u64 handle, u32 flags,
 			    u64 expires, u64 period, u64 slack, u64 cookie)
 {
-	struct twheel_stats st;
 	struct twheel_utimer *ut;
 	int ret;
 
-	twheel_get_stats(ctx->wheel, &st);
-	ret = twheel_check_arm(flags, expires, period, slack, st.tick_ns);
+	ret = twheel_check_arm(flags, expires, period, slack, ctx->tick_ns);
 	if (ret)
 		return ret;
 	ut = twheel_lookup(ctx, handle);
@@ -629,6 +627,7 @@ static __poll_t twheel_poll(struct file *file, poll_table *wait)
 
 static int twheel_open(struct inode *inode, struct file *file)
 {
+	struct twheel_stats st;
 	struct twheel_ctx *ctx;
 
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
@@ -640,6 +639,8 @@ static int twheel_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&ctx->wq);
 	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	ctx->wheel = twheel_default();
+	twheel_get_stats(ctx->wheel, &st);
+	ctx->tick_ns = st.tick_ns;
 	file->private_data = ctx;
 	return nonseekable_open(inode, file);
 }

@@ -175,7 +175,8 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 				    node.entry);
 		hlist_del_init(&timer->node.entry);
 		timer->state &= ~TWHEEL_TIMER_EXPIRED;
-		if (now > twheel_tick_end(w, timer->node.key) + w->tick_ns)
+		if (now > ktime_add_safe(twheel_tick_end(w, timer->node.key),
+					 w->tick_ns))
 			w->stats.late++;
 		w->stats.fired++;
 		w->running = timer;

@@ -30,10 +30,14 @@
 
 #include <linux/build_bug.h>
 #include <linux/compat.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/hashtable.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -55,6 +59,24 @@ static unsigned long twheel_max_timers_per_user;
 static struct kmem_cache *twheel_utimer_cache;
 
 /**
+ * struct twheel_user - timers of one user over all of its files
+ * @node:   link in twheel_users
+ * @uid:    the user (the opener's effective uid)
+ * @ref:    files of this user that are open
+ * @timers: live timers of this user
+ */
+struct twheel_user {
+	struct hlist_node node;
+	kuid_t uid;
+	refcount_t ref;
+	atomic_long_t timers;
+};
+
+/* Users with an open file, by uid; lookups only at open and release. */
+static DEFINE_HASHTABLE(twheel_users, 6);
+static DEFINE_MUTEX(twheel_users_mutex);
+
+/**
  * struct twheel_ctx - the state of one open /dev/twheel file
  * @mutex:   serialises ioctls and read()
  * @lock:    protects @ready and the event fields of the timers
@@ -66,6 +88,7 @@ static struct kmem_cache *twheel_utimer_cache;
  * @count:   live timers
  * @wheel:   the wheel the timers run on
  * @tick_ns: its tick length
+ * @user:    the opener, charged for every timer of the file
  */
 struct twheel_ctx {
 	struct mutex mutex;
@@ -78,6 +101,7 @@ struct twheel_ctx {
 	unsigned long count;
 	struct twheel *wheel;
 	u64 tick_ns;
+	struct twheel_user *user;
 };
 
 /**
@@ -197,10 +221,17 @@ static int twheel_do_arm(struct twheel_ctx *ctx, u32 flags, u64 expires,
 		return ret;
 	if (ctx->count >= twheel_max_timers_per_fd)
 		return -ENOSPC;
+	if (atomic_long_inc_return(&ctx->user->timers) >
+	    twheel_max_timers_per_user) {
+		ret = -ENOSPC;
+		goto err_uncharge;
+	}
 
 	ut = kmem_cache_zalloc(twheel_utimer_cache, GFP_KERNEL_ACCOUNT);
-	if (!ut)
-		return -ENOMEM;
+	if (!ut) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
 	ret = xa_alloc_cyclic(&ctx->timers, &id, ut, xa_limit_32b,
 			      &ctx->next_id, GFP_KERNEL_ACCOUNT);
 	if (ret < 0)
@@ -226,6 +257,8 @@ err_erase_id:
 	xa_erase(&ctx->timers, id);
 err_free_utimer:
 	kmem_cache_free(twheel_utimer_cache, ut);
+err_uncharge:
+	atomic_long_dec(&ctx->user->timers);
 	return ret;
 }
 
@@ -256,6 +289,7 @@ static void twheel_free_utimer(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 {
 	xa_erase(&ctx->timers, lower_32_bits(ut->handle));
 	ctx->count--;
+	atomic_long_dec(&ctx->user->timers);
 	kmem_cache_free(twheel_utimer_cache, ut);
 }
 
@@ -625,6 +659,40 @@ static __poll_t twheel_poll(struct file *file, poll_table *wait)
 	return twheel_has_events(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+static struct twheel_user *twheel_user_get(kuid_t uid)
+{
+	struct twheel_user *user;
+
+	mutex_lock(&twheel_users_mutex);
+	hash_for_each_possible(twheel_users, user, node, __kuid_val(uid)) {
+		if (uid_eq(user->uid, uid)) {
+			refcount_inc(&user->ref);
+			goto unlock;
+		}
+	}
+	user = kzalloc(sizeof(*user), GFP_KERNEL_ACCOUNT);
+	if (user) {
+		user->uid = uid;
+		refcount_set(&user->ref, 1);
+		atomic_long_set(&user->timers, 0);
+		hash_add(twheel_users, &user->node, __kuid_val(uid));
+	}
+unlock:
+	mutex_unlock(&twheel_users_mutex);
+	return user;
+}
+
+static void twheel_user_put(struct twheel_user *user)
+{
+	mutex_lock(&twheel_users_mutex);
+	if (refcount_dec_and_test(&user->ref)) {
+		WARN_ON_ONCE(atomic_long_read(&user->timers));
+		hash_del(&user->node);
+		kfree(user);
+	}
+	mutex_unlock(&twheel_users_mutex);
+}
+
 static int twheel_open(struct inode *inode, struct file *file)
 {
 	struct twheel_stats st;
@@ -633,6 +701,11 @@ static int twheel_open(struct inode *inode, struct file *file)
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
+	ctx->user = twheel_user_get(current_euid());
+	if (!ctx->user) {
+		kfree(ctx);
+		return -ENOMEM;
+	}
 	mutex_init(&ctx->mutex);
 	spin_lock_init(&ctx->lock);
 	INIT_LIST_HEAD(&ctx->ready);
@@ -658,6 +731,8 @@ static int twheel_release(struct inode *inode, struct file *file)
 		cond_resched();
 	}
 	xa_destroy(&ctx->timers);
+	atomic_long_sub(ctx->count, &ctx->user->timers);
+	twheel_user_put(ctx->user);
 	mutex_destroy(&ctx->mutex);
 	kfree(ctx);
 	return 0;
@@ -693,8 +768,12 @@ int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user)
 	BUILD_BUG_ON(sizeof(struct twheel_batch) != 24);
 	BUILD_BUG_ON(sizeof(struct twheel_event) != 48);
 
-	twheel_max_timers_per_fd = max_per_fd;
+	/* As inotify sizes max_user_watches: a share of memory per user. */
+	if (!max_per_user)
+		max_per_user = max(totalram_pages() * PAGE_SIZE / 10 /
+				   (sizeof(struct twheel_utimer) + 16), 1024UL);
 	twheel_max_timers_per_user = max_per_user;
+	twheel_max_timers_per_fd = max_per_fd ? max_per_fd : max_per_user;
 	twheel_utimer_cache = KMEM_CACHE(twheel_utimer, SLAB_ACCOUNT);
 	if (!twheel_utimer_cache)
 		return -ENOMEM;

@@ -19,9 +19,14 @@ static uint wheel_bits = 12;
 module_param(wheel_bits, uint, 0444);
 MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default 12)");
 
-static ulong max_timers_per_fd = 1UL << 22;
+/* Limits of /dev/twheel users; 0 picks a default from the memory size. */
+static ulong max_timers_per_fd;
 module_param(max_timers_per_fd, ulong, 0444);
-MODULE_PARM_DESC(max_timers_per_fd, "Most live timers per open /dev/twheel file (default 4194304)");
+MODULE_PARM_DESC(max_timers_per_fd, "Most live timers per open /dev/twheel file (0: same as max_timers_per_user)");
+
+static ulong max_timers_per_user;
+module_param(max_timers_per_user, ulong, 0444);
+MODULE_PARM_DESC(max_timers_per_user, "Most live timers per user over all files (0: as many as fit in 10% of RAM)");
 
 static uint budget = 4096;
 module_param(budget, uint, 0444);
@@ -50,7 +55,7 @@ static int __init twheel_init(void)
 	if (ret)
 		return ret;
 
-	ret = twheel_dev_init(max_timers_per_fd, 0);
+	ret = twheel_dev_init(max_timers_per_fd, max_timers_per_user);
 	if (ret)
 		goto err_facility;
 

@@ -1,0 +1,66 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian 12 packages the twheel build and tests need, only those
+# that are missing.  Checks with dpkg-query first so that a machine that has
+# everything does no apt work at all (and needs no root); runs
+# `apt-get update` at most once, and only when something must be installed.
+#
+# Usage: deps.sh [build|vm|lint|all]...     (default: all)
+#   build  compile twheel.ko for the stock kernels and build the debug kernel
+#   vm     boot kernels in qemu with a busybox initramfs, static test binaries
+#   lint   checkpatch, sparse, kernel-doc, shellcheck
+set -euo pipefail
+
+# Compiling modules for the stock kernels and building the debug kernel.
+# linux-headers-amd64 / linux-headers-6.12-amd64 are Debian's meta packages
+# that follow the current 6.1 and 6.12 ABIs; scripts/kernels.sh downloads the
+# matching images.  linux-source-6.1 provides the debug kernel source and the
+# kernel's own tooling (kselftest_harness.h, checkpatch.pl, kernel-doc).
+BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
+	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.1)
+# qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev
+# carries the libc.a the static selftest binaries link against.
+VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev)
+# checkpatch.pl needs a full perl; shellcheck lints the harness scripts.
+LINT=(sparse perl shellcheck)
+
+want=()
+(($#)) || set -- all
+for group in "$@"; do
+	case "$group" in
+	build) want+=("${BUILD[@]}") ;;
+	vm) want+=("${BUILD[@]}" "${VM[@]}") ;;
+	lint) want+=("${BUILD[@]}" "${LINT[@]}") ;;
+	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}") ;;
+	*)
+		echo "usage: ${0##*/} [build|vm|lint|all]..." >&2
+		exit 2
+		;;
+	esac
+done
+
+missing=()
+for pkg in $(printf '%s\n' "${want[@]}" | sort -u); do
+	# "ii " = wanted and fully installed; anything else needs apt
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$pkg" 2>/dev/null || true)
+	[[ "$status" == "ii "* ]] || missing+=("$pkg")
+done
+
+if ((${#missing[@]} == 0)); then
+	echo "${0##*/}: all packages for '$*' are installed" >&2
+	exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+	echo "${0##*/}: missing Debian packages: ${missing[*]}" >&2
+	echo "${0##*/}: run as root:  sudo $0 $*" >&2
+	echo "${0##*/}: (or: sudo apt-get update && sudo apt-get install ${missing[*]})" >&2
+	exit 1
+fi
+
+echo "${0##*/}: installing: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# no recommends: they pull in hundreds of MB (qemu GUI, ovmf, build-essential)
+apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null

@@ -1,0 +1,241 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The three kernels twheel is tested on, fetched or built into the cache
+# (${TWHEEL_CACHE:-$HOME/.cache/twheel}) and reused from there:
+#
+#   stock61   Debian 12's kernel (linux-image-<abi>-amd64), the ABI matching
+#             the installed linux-headers-amd64; KDIR is its headers package.
+#   stock612  Debian 12's 6.12 backport (linux-image-<abi>-amd64-unsigned)
+#             matching linux-headers-6.12-amd64.
+#   debug     built from Debian's linux-source-6.1: tinyconfig plus
+#             scripts/debug-kernel.config (KASAN, lockdep, kmemleak, KUnit...).
+#             The O= build directory is also its KDIR.
+#
+# Stock images are unpacked from the .deb with dpkg-deb, never installed into
+# the host's /boot.
+#
+# Usage:
+#   kernels.sh prepare KERNEL...   fetch/build what is missing
+#   kernels.sh image KERNEL        print the bzImage path (preparing it)
+#   kernels.sh kdir KERNEL         print the KDIR for external modules
+#   kernels.sh release KERNEL      print the kernel release (uname -r)
+#   kernels.sh source              print the extracted linux-source tree
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FRAGMENT=$TWHEEL_ROOT/scripts/debug-kernel.config
+
+# ---- Debian package resolution ----------------------------------------------
+
+# The versioned headers package a meta package depends on, as "name version",
+# e.g. "linux-headers-6.1.0-56-amd64 6.1.192-2".
+headers_dep() {
+	local meta=$1 dep
+	dep=$(dpkg-query -W -f='${Depends}' "$meta" 2>/dev/null) ||
+		die "$meta is not installed; run: sudo scripts/deps.sh build"
+	# "linux-headers-6.1.0-56-amd64 (= 6.1.192-2)" -> name version
+	sed -n 's/^\(linux-headers-[^ ,]*\) *(= *\([^)]*\)).*/\1 \2/p' <<<"$dep"
+}
+
+# Sets: meta (headers meta package), hdr_pkg, hdr_ver, release, img_pkg
+resolve_stock() {
+	local k=$1 dep
+	case "$k" in
+	stock61) meta=linux-headers-amd64 ;;
+	stock612) meta=linux-headers-6.12-amd64 ;;
+	*) die "not a stock kernel: $k" ;;
+	esac
+	dep=$(headers_dep "$meta")
+	[[ -n "$dep" ]] || die "cannot parse the dependency of $meta"
+	read -r hdr_pkg hdr_ver <<<"$dep"
+	release=${hdr_pkg#linux-headers-}
+	case "$k" in
+	stock61) img_pkg=linux-image-$release ;;
+	# 6.12 from bookworm-security is only packaged unsigned for amd64 as
+	# linux-image-<abi>-amd64-unsigned.
+	stock612) img_pkg=linux-image-$release-unsigned ;;
+	esac
+}
+
+# ---- linux-source-6.1 ---------------------------------------------------------
+
+source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+		die "linux-source-6.1 is not installed; run: sudo scripts/deps.sh build"
+}
+
+source_dir() { echo "$TWHEEL_CACHE/src/linux-source-$(source_version)"; }
+
+extract_source() {
+	local dir tmp
+	dir=$(source_dir)
+	[[ -f "$dir/Makefile" ]] && return 0
+	log "extracting /usr/src/linux-source-6.1.tar.xz into $dir"
+	mkdir -p "$TWHEEL_CACHE/src"
+	tmp=$(mktemp -d "$TWHEEL_CACHE/src/.extract.XXXXXX")
+	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$tmp"
+	# rename last, so an interrupted extraction is never mistaken for a tree
+	mv "$tmp/linux-source-6.1" "$dir"
+	rmdir "$tmp"
+}
+
+ensure_source() {
+	[[ -f "$(source_dir)/Makefile" ]] || with_lock source extract_source
+	source_dir
+}
+
+# ---- stock kernels ------------------------------------------------------------
+
+stock_dir() {
+	local meta hdr_pkg hdr_ver release img_pkg
+	resolve_stock "$1"
+	echo "$TWHEEL_CACHE/$1-$release"
+}
+
+fetch_stock() {
+	local k=$1 meta hdr_pkg hdr_ver release img_pkg dir tmp deb
+	resolve_stock "$k"
+	dir=$TWHEEL_CACHE/$k-$release
+	[[ -f "$dir/vmlinuz" ]] && return 0
+	log "$k: downloading $img_pkg=$hdr_ver (the version of the installed $hdr_pkg)"
+	mkdir -p "$TWHEEL_CACHE"
+	tmp=$(mktemp -d "$TWHEEL_CACHE/.fetch.XXXXXX")
+	local apt_opts=()
+	# apt drops to the _apt user to download, which cannot write into a
+	# root-owned private temp dir; as root, download as root instead.
+	[[ $(id -u) -eq 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
+	(cd "$tmp" && apt-get download "${apt_opts[@]}" "$img_pkg=$hdr_ver") ||
+		die "apt-get download $img_pkg=$hdr_ver failed (run 'apt-get update'; the image must match the installed $hdr_pkg)"
+	deb=$(echo "$tmp"/*.deb)
+	# Only the kernel image is needed: the guest gets our modules from the
+	# initramfs and everything it needs is built in.
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp" "./boot/vmlinuz-$release"
+	mkdir -p "$dir"
+	mv "$tmp/boot/vmlinuz-$release" "$dir/vmlinuz"
+	rm -rf "$tmp"
+	log "$k: $dir/vmlinuz"
+}
+
+# ---- debug kernel ---------------------------------------------------------------
+
+debug_dir() {
+	local hash
+	hash=$(sha256sum "$FRAGMENT" | cut -c1-12)
+	echo "$TWHEEL_CACHE/debug-$(source_version)-$hash"
+}
+
+# Every CONFIG_ line of the fragment must hold in the final .config: Kconfig
+# silently drops options whose dependencies are not met.
+verify_config() {
+	local out=$1 line opt missing=()
+	while IFS= read -r line; do
+		case "$line" in
+		CONFIG_*=*)
+			grep -qxF -- "$line" "$out/.config" || missing+=("$line")
+			;;
+		"# CONFIG_"*" is not set")
+			opt=${line#\# }
+			opt=${opt%% *}
+			grep -q "^$opt=" "$out/.config" && missing+=("$line")
+			;;
+		esac
+	done <"$FRAGMENT"
+	if ((${#missing[@]})); then
+		log "these options of ${FRAGMENT#"$TWHEEL_ROOT"/} did not end up in $out/.config:"
+		printf '    %s\n' "${missing[@]}" >&2
+		die "fix the fragment (add the missing dependencies) and retry"
+	fi
+}
+
+build_debug() {
+	local src out tmp logf
+	src=$(ensure_source)
+	out=$(debug_dir)
+	[[ -f "$out/.twheel-built" ]] && return 0
+	log "debug: building $(basename "$out") from $src ($(nproc) jobs, several minutes)"
+	rm -rf "$out"
+	mkdir -p "$out"
+	logf=$out/twheel-build.log
+	{
+		make -C "$src" O="$out" tinyconfig
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$FRAGMENT"
+		make -C "$src" O="$out" olddefconfig
+	} >"$logf" 2>&1 || {
+		tail -n 40 "$logf" >&2
+		die "debug: configuration failed, see $logf"
+	}
+	verify_config "$out"
+	local targets=(bzImage modules_prepare)
+	grep -q '=m$' "$out/.config" && targets+=(modules)
+	log "debug: make ${targets[*]} (log: $logf)"
+	make -C "$src" O="$out" -j"$(nproc)" "${targets[@]}" >>"$logf" 2>&1 || {
+		tail -n 60 "$logf" >&2
+		die "debug: kernel build failed, see $logf"
+	}
+	touch "$out/.twheel-built"
+	log "debug: built $out/arch/x86/boot/bzImage"
+}
+
+# ---- commands ---------------------------------------------------------------------
+
+prepare() {
+	local k
+	for k in "$@"; do
+		check_kernel_name "$k"
+		case "$k" in
+		debug) [[ -f "$(debug_dir)/.twheel-built" ]] || with_lock debug build_debug ;;
+		*) [[ -f "$(stock_dir "$k")/vmlinuz" ]] || with_lock "$k" fetch_stock "$k" ;;
+		esac
+	done
+}
+
+cmd=${1:-}
+shift || true
+case "$cmd" in
+prepare)
+	(($#)) || set -- "${TWHEEL_KERNELS[@]}"
+	prepare "$@"
+	;;
+image)
+	prepare "$1"
+	case "$1" in
+	debug) echo "$(debug_dir)/arch/x86/boot/bzImage" ;;
+	*) echo "$(stock_dir "$1")/vmlinuz" ;;
+	esac
+	;;
+kdir)
+	check_kernel_name "$1"
+	case "$1" in
+	debug)
+		prepare debug
+		debug_dir
+		;;
+	*)
+		(
+			resolve_stock "$1"
+			echo "/usr/src/linux-headers-$release"
+		)
+		;;
+	esac
+	;;
+release)
+	check_kernel_name "$1"
+	case "$1" in
+	debug)
+		prepare debug
+		cat "$(debug_dir)/include/config/kernel.release"
+		;;
+	*) (
+		resolve_stock "$1"
+		echo "$release"
+	) ;;
+	esac
+	;;
+source) ensure_source ;;
+*)
+	sed -n '3,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,72 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build twheel's modules for one or more of the harness kernels.
+#
+# Each kernel gets its own copy of the module sources under
+# build/mod/<kernel>/ (rsync keeps timestamps, so rebuilds are incremental):
+# kbuild writes its objects next to the sources, and building the one tree
+# in place for three kernels would clobber the objects of the others.
+#
+# W=1 is always on; with WERROR=1 (the default when $CI is set) any
+# compiler warning fails the build.
+#
+# Usage: build-modules.sh [KERNEL...]    (default: stock61 stock612 debug)
+# Prints one TAP-ish line per kernel and ends with "N passed, N failed".
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+WERROR=${WERROR:-$([[ -n "${CI:-}" ]] && echo 1 || echo 0)}
+
+# The parts of the repository that Kbuild compiles.
+SOURCES=(Kbuild src include kunit samples)
+
+# Copy the sources into $1, leaving build products there untouched.
+sync_sources() {
+	local dest=$1 have=() s
+	for s in "${SOURCES[@]}"; do
+		[[ -e "$TWHEEL_ROOT/$s" ]] && have+=("$s")
+	done
+	mkdir -p "$dest"
+	# --delete drops sources removed from the repo; excluded patterns
+	# (build products) are neither copied nor deleted.
+	(cd "$TWHEEL_ROOT" && rsync -a --delete \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude='*.order' --exclude='*.symvers' --exclude='.tmp_versions' \
+		--exclude='*.dwo' --exclude='.cache.mk' \
+		"${have[@]}" "$dest/")
+}
+
+# build_one KERNEL [extra make args...]: build into build/mod/KERNEL
+build_one() {
+	local k=$1 kdir dest
+	shift
+	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
+	dest=$TWHEEL_BUILD/mod/$k
+	sync_sources "$dest"
+	local args=(-C "$kdir" M="$dest" W=1)
+	((WERROR)) && args+=(KCFLAGS="${KCFLAGS:+$KCFLAGS }-Werror")
+	log "$k: make ${args[*]} modules"
+	make "${args[@]}" "$@" modules
+}
+
+main() {
+	(($#)) || set -- "${TWHEEL_KERNELS[@]}"
+	local k pass=0 fail=0
+	for k in "$@"; do
+		check_kernel_name "$k"
+		if build_one "$k"; then
+			echo "ok - modules for $k: $(cd "$TWHEEL_BUILD/mod/$k" && find . -name '*.ko' | sort | tr '\n' ' ')"
+			pass=$((pass + 1))
+		else
+			echo "not ok - modules for $k"
+			fail=$((fail + 1))
+		fi
+	done
+	summary "$pass" "$fail"
+	((fail == 0))
+}
+
+main "$@"

@@ -1,0 +1,171 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot one of the harness kernels in qemu (TCG) with a busybox initramfs,
+# run a test plan inside and turn what the console shows into a verdict.
+#
+# Usage: vm-run.sh [--timeout SEC] [--min-tests N] KERNEL PLAN
+#   KERNEL  stock61 | stock612 | debug
+#   PLAN    a name in scripts/plans/ (kunit, selftest) or a path to a POSIX
+#           sh script; it runs under busybox `sh -e` as the guest's plan
+#
+# The initramfs holds busybox (static) with its applet links, the modules
+# built for KERNEL in /modules (and, for the debug kernel, the kernel's own
+# modules such as kunit.ko in /modules/kernel), the static selftest binaries
+# in /selftests, the plan as /plan, the plan helpers as /lib/twheel.sh and
+# scripts/vm/init as /init.
+#
+# The run fails when: qemu times out; the guest's "TWHEEL-EXIT: <rc>"
+# sentinel is missing or rc != 0; the console shows a kernel splat (BUG,
+# WARNING, KASAN, lockdep, Oops, ODEBUG, kmemleak, panic, a call trace...);
+# a TAP/KTAP test case failed; fewer than --min-tests cases ran.
+#
+# The full console log is kept in build/vm/<kernel>-<plan>.log.  The last
+# line printed is "N passed, N failed" over the test cases; a bad verdict
+# that no test case accounts for adds one failure.
+#
+# Environment: TWHEEL_VM_TIMEOUT (default 600 s), TWHEEL_VM_MEM (2G),
+# TWHEEL_VM_APPEND (extra kernel command line), TWHEEL_VM_VERBOSE=1 (print
+# the whole console, not only the plan's part).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+timeout_s=${TWHEEL_VM_TIMEOUT:-600}
+min_tests=0
+while (($#)); do
+	case "$1" in
+	--timeout) timeout_s=$2; shift 2 ;;
+	--min-tests) min_tests=$2; shift 2 ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+done
+(($# == 2)) || die "usage: ${0##*/} [--timeout SEC] [--min-tests N] KERNEL PLAN"
+kernel=$1
+plan=$2
+check_kernel_name "$kernel"
+if [[ -f "$plan" ]]; then
+	plan_file=$(realpath "$plan")
+	plan_name=$(basename "$plan" .sh)
+else
+	plan_file=$TWHEEL_ROOT/scripts/plans/$plan.sh
+	plan_name=$plan
+	[[ -f "$plan_file" ]] || die "no plan '$plan' (not a file, not in scripts/plans/)"
+fi
+
+# Lines that mean the kernel is unhappy.  Lockdep reports start with
+# "WARNING: possible ..." / "WARNING: inconsistent lock state" and its other
+# complaints with "INFO:"; DEBUG_LIST, ODEBUG and KASAN print their own
+# headers; "Call Trace:" catches any other stack dump.
+SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|Oops|ODEBUG:|unreferenced object 0x|Kernel panic|kernel BUG at|general protection fault|possible recursive locking|possible circular locking|inconsistent lock state|INFO: |list_(add|del) corruption|Call Trace:'
+
+run_id=$kernel-$plan_name
+vmdir=$TWHEEL_BUILD/vm
+stage=$vmdir/$run_id.root
+initrd=$vmdir/$run_id.cpio.gz
+console=$vmdir/$run_id.log
+mkdir -p "$vmdir"
+
+# ---- ingredients ----------------------------------------------------------------
+
+image=$("$TWHEEL_ROOT/scripts/kernels.sh" image "$kernel")
+kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$kernel")
+
+buildlog=$vmdir/$run_id.build.log
+if ! "$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" >"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	die "$kernel: module build failed"
+fi
+ksrc=$("$TWHEEL_ROOT/scripts/kernels.sh" source)
+if ! make -C "$TWHEEL_ROOT/selftests" --no-print-directory \
+	KSFT_DIR="$ksrc/tools/testing/selftests" OUTPUT="$TWHEEL_BUILD/selftests" \
+	>"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	die "selftest build failed"
+fi
+
+# ---- initramfs --------------------------------------------------------------------
+
+rm -rf "$stage"
+mkdir -p "$stage"/{bin,sbin,usr/bin,usr/sbin,etc,lib,proc,sys,dev,tmp,modules/kernel,selftests}
+cp /bin/busybox "$stage/bin/busybox"
+# "bin/sh", "usr/sbin/rdate", ...: one link per applet, as `busybox --install -s`
+while read -r applet; do
+	[[ "$applet" == bin/busybox ]] || ln -sf /bin/busybox "$stage/$applet"
+done < <(/bin/busybox --list-full)
+find "$TWHEEL_BUILD/mod/$kernel" -name '*.ko' -exec cp {} "$stage/modules/" \;
+# the debug kernel's own modules (kunit.ko); stock kernels need none of theirs
+[[ "$kernel" == debug ]] && find "$kdir" -name '*.ko' -exec cp {} "$stage/modules/kernel/" \;
+find "$TWHEEL_BUILD/selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/selftests/" \;
+install -m 0755 "$TWHEEL_ROOT/scripts/vm/init" "$stage/init"
+install -m 0644 "$TWHEEL_ROOT/scripts/vm/lib.sh" "$stage/lib/twheel.sh"
+install -m 0644 "$plan_file" "$stage/plan"
+printf 'TWHEEL_KERNEL=%s\nTWHEEL_PLAN=%s\nexport TWHEEL_KERNEL TWHEEL_PLAN\n' \
+	"$kernel" "$plan_name" >"$stage/etc/twheel.env"
+(cd "$stage" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc --owner=0:0 --quiet) | gzip -1 >"$initrd"
+
+# ---- boot -----------------------------------------------------------------------------
+
+mem=${TWHEEL_VM_MEM:-2G}
+append="console=ttyS0 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM_APPEND:-}"
+qemu=(qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" -no-reboot
+	-display none -monitor none -serial "file:$console"
+	-kernel "$image" -initrd "$initrd" -append "$append")
+log "$run_id: ${qemu[*]}"
+start=$SECONDS
+qemu_rc=0
+# -k: a qemu that ignores SIGTERM is killed 10 s later
+timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || qemu_rc=$?
+elapsed=$((SECONDS - start))
+
+# ---- verdict ----------------------------------------------------------------------------
+
+clean=$vmdir/$run_id.clean.log
+tr -d '\r' <"$console" >"$clean"
+
+if [[ -n "${TWHEEL_VM_VERBOSE:-}" ]]; then
+	cat "$clean"
+else
+	# what the plan ran: from the plan's banner to the sentinel
+	sed -n '/TWHEEL-PLAN: /,/TWHEEL-EXIT: /p' "$clean"
+fi
+
+reasons=()
+((qemu_rc == 124 || qemu_rc == 137)) && reasons+=("timed out after ${timeout_s} s")
+((qemu_rc != 0 && qemu_rc != 124 && qemu_rc != 137)) && reasons+=("qemu exited with status $qemu_rc")
+guest_rc=$(sed -n 's/^.*TWHEEL-EXIT: \([0-9]*\).*$/\1/p' "$clean" | tail -n 1)
+if [[ -z "$guest_rc" ]]; then
+	reasons+=("no TWHEEL-EXIT sentinel: the guest crashed, hung or never ran the plan")
+elif ((guest_rc != 0)); then
+	reasons+=("the plan failed (guest rc $guest_rc)")
+fi
+splats=$(grep -cE "$SPLAT_RE" "$clean" || true)
+((splats)) && reasons+=("$splats kernel splat line(s) on the console")
+
+read -r passed failed skipped < <(awk -f "$TWHEEL_ROOT/scripts/tap-count.awk" "$clean")
+((failed)) && reasons+=("$failed test case(s) failed")
+total=$((passed + failed + skipped))
+((total < min_tests)) && reasons+=("only $total test case(s) ran, expected at least $min_tests")
+
+if ((${#reasons[@]})); then
+	log "$run_id: FAIL after ${elapsed} s; console: $console"
+	printf '    - %s\n' "${reasons[@]}" >&2
+	if ((splats)); then
+		echo "---- kernel splats (with up to 30 lines of context) ----" >&2
+		grep -nE -A 30 "$SPLAT_RE" "$clean" | head -n 200 >&2 || true
+	fi
+	grep -n 'TWHEEL-FAIL:' "$clean" >&2 || true
+	if [[ -z "$guest_rc" ]]; then
+		echo "---- last 40 console lines ----" >&2
+		tail -n 40 "$clean" >&2
+	fi
+	# a bad verdict always counts as at least one failure
+	((failed)) || failed=1
+	echo "# $run_id: $skipped skipped"
+	summary "$passed" "$failed"
+	exit 1
+fi
+log "$run_id: PASS in ${elapsed} s ($total test cases, $skipped skipped; console: $console)"
+summary "$passed" "$failed"

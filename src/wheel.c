@@ -261,8 +261,18 @@ u64 tw_wheel_next_key(const struct tw_wheel *w, u64 bound)
  */
 u64 tw_wheel_pick_key(u64 lo, u64 hi)
 {
+	u64 low;
+
 	if (hi <= lo)
 		return lo;
-	/* Keep the common prefix and the highest differing bit of @hi. */
-	return hi & ~((1ULL << (fls64(lo ^ hi) - 1)) - 1);
+	/*
+	 * Bit b, the highest bit where @lo and @hi differ, is 0 in @lo and 1
+	 * in @hi.  The common prefix with bit b set and zeros below (b
+	 * trailing zeros) is in range; only @lo itself can do better, when
+	 * bits b..0 of @lo are all zero.
+	 */
+	low = (1ULL << (fls64(lo ^ hi) - 1)) - 1;
+	if (!(lo & (2 * low + 1)))
+		return lo;
+	return hi & ~low;
 }

@@ -19,33 +19,13 @@ set -euo pipefail
 
 WERROR=${WERROR:-$([[ -n "${CI:-}" ]] && echo 1 || echo 0)}
 
-# The parts of the repository that Kbuild compiles.
-SOURCES=(Kbuild src include kunit samples)
-
-# Copy the sources into $1, leaving build products there untouched.
-sync_sources() {
-	local dest=$1 have=() s
-	for s in "${SOURCES[@]}"; do
-		[[ -e "$TWHEEL_ROOT/$s" ]] && have+=("$s")
-	done
-	mkdir -p "$dest"
-	# --delete drops sources removed from the repo; excluded patterns
-	# (build products) are neither copied nor deleted.
-	(cd "$TWHEEL_ROOT" && rsync -a --delete \
-		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
-		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
-		--exclude='*.order' --exclude='*.symvers' --exclude='.tmp_versions' \
-		--exclude='*.dwo' --exclude='.cache.mk' \
-		"${have[@]}" "$dest/")
-}
-
 # build_one KERNEL [extra make args...]: build into build/mod/KERNEL
 build_one() {
 	local k=$1 kdir dest
 	shift
 	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
 	dest=$TWHEEL_BUILD/mod/$k
-	sync_sources "$dest"
+	sync_module_sources "$dest"
 	local args=(-C "$kdir" M="$dest" W=1)
 	((WERROR)) && args+=(KCFLAGS="${KCFLAGS:+$KCFLAGS }-Werror")
 	log "$k: make ${args[*]} modules"

@@ -44,3 +44,61 @@ with_lock() {
 		"$@"
 	) 9>"$TWHEEL_CACHE/.lock-$name"
 }
+
+# ---- counting ---------------------------------------------------------------
+
+# Totals and per-step timings of run_counted.
+COUNT_PASS=0
+COUNT_FAIL=0
+STEP_REPORT=()
+
+# run_counted LABEL CMD...: run CMD with its output shown, and add the last
+# "N passed, N failed" line it printed to COUNT_PASS/COUNT_FAIL.  A command
+# that exits non-zero without reporting a failure counts one failure; one
+# that succeeds without a summary line counts one pass.
+run_counted() {
+	local label=$1 out rc line p=0 f=0 start=$SECONDS
+	shift
+	out=$(mktemp)
+	if "$@" 2>&1 | tee "$out"; then rc=0; else rc=${PIPESTATUS[0]}; fi
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" | tail -n 1 || true)
+	rm -f "$out"
+	if [[ "$line" =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		p=${BASH_REMATCH[1]}
+		f=${BASH_REMATCH[2]}
+	elif ((rc == 0)); then
+		p=1
+	fi
+	((rc != 0 && f == 0)) && f=1
+	COUNT_PASS=$((COUNT_PASS + p))
+	COUNT_FAIL=$((COUNT_FAIL + f))
+	STEP_REPORT+=("$(printf '%-28s %4d s  %3d passed, %d failed' "$label" $((SECONDS - start)) "$p" "$f")")
+	((f == 0))
+}
+
+# Print the per-step report and the closing total; fail if anything failed.
+report_counted() {
+	local title=$1 s
+	echo "---- $title ----"
+	for s in "${STEP_REPORT[@]}"; do echo "  $s"; done
+	summary "$COUNT_PASS" "$COUNT_FAIL"
+	((COUNT_FAIL == 0))
+}
+
+# Copy the module sources (what Kbuild compiles) into $1, keeping the build
+# products already there so that kbuild rebuilds incrementally.
+sync_module_sources() {
+	local dest=$1 have=() s
+	for s in Kbuild src include kunit samples; do
+		[[ -e "$TWHEEL_ROOT/$s" ]] && have+=("$s")
+	done
+	mkdir -p "$dest"
+	# --delete drops sources removed from the repo; excluded patterns
+	# (build products) are neither copied nor deleted.
+	(cd "$TWHEEL_ROOT" && rsync -a --delete \
+		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
+		--exclude='*.order' --exclude='*.symvers' --exclude='.tmp_versions' \
+		--exclude='*.dwo' --exclude='.cache.mk' \
+		"${have[@]}" "$dest/")
+}

@@ -24,7 +24,7 @@
 # line printed is "N passed, N failed" over the test cases; a bad verdict
 # that no test case accounts for adds one failure.
 #
-# Environment: TWHEEL_VM_TIMEOUT (default 600 s), TWHEEL_VM_MEM (2G),
+# Environment: TWHEEL_VM_TIMEOUT (default 600 s), TWHEEL_VM_MEM (1G),
 # TWHEEL_VM_APPEND (extra kernel command line), TWHEEL_VM_VERBOSE=1 (print
 # the whole console, not only the plan's part).
 set -euo pipefail
@@ -108,7 +108,7 @@ printf 'TWHEEL_KERNEL=%s\nTWHEEL_PLAN=%s\nexport TWHEEL_KERNEL TWHEEL_PLAN\n' \
 
 # ---- boot -----------------------------------------------------------------------------
 
-mem=${TWHEEL_VM_MEM:-2G}
+mem=${TWHEEL_VM_MEM:-1G}
 append="console=ttyS0 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM_APPEND:-}"
 qemu=(qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" -no-reboot
 	-display none -monitor none -serial "file:$console"

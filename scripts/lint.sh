@@ -1,0 +1,97 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Static checks, each counted as one test:
+#   checkpatch   checkpatch.pl --strict over every .c/.h we own
+#   kernel-doc   kernel-doc -none -Wall over src/*.c and include/linux/twheel.h
+#   W=1 <k>      the modules compiled with W=1 -Werror for each stock kernel
+#   sparse <k>   make C=2 (sparse on every file) for each stock kernel
+#   shell        shellcheck over the harness scripts
+# checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
+# (scripts/kernels.sh source), so their data files (spelling.txt,
+# const_structs.checkpatch) sit next to them as they expect.
+# Ends with "N passed, N failed".
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$TWHEEL_ROOT"
+
+LINT_KERNELS=(stock61 stock612)
+KSRC=$("$TWHEEL_ROOT/scripts/kernels.sh" source)
+
+# Run "$@", print its output, and fail if it failed or printed any line
+# matching the regex $1 (a warning that does not change the exit code).
+quiet_if_clean() {
+	local re=$1 out rc=0
+	shift
+	out=$("$@" 2>&1) || rc=$?
+	[[ -n "$out" ]] && printf '%s\n' "$out"
+	if grep -qE "$re" <<<"$out"; then
+		echo "lint: $(grep -cE "$re" <<<"$out") finding(s)"
+		return 1
+	fi
+	return "$rc"
+}
+
+lint_checkpatch() {
+	local files=()
+	mapfile -t files < <(git ls-files -co --exclude-standard -- \
+		'src/*.[ch]' 'include/*.[ch]' 'kunit/*.[ch]' 'samples/*.[ch]' \
+		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' | sort -u)
+	((${#files[@]})) || { echo "no C files"; return 0; }
+	echo "checkpatch.pl --strict --no-tree -f: ${#files[@]} files"
+	# One check is ignored, because it cannot apply out of tree:
+	# LINUX_VERSION_CODE ("code should be for the version to which it is
+	# merged") -- twheel is never merged, it must build against 6.1 and
+	# 6.12 at once, and its compat helpers are where version tests belong.
+	# With -f the patch-only checks (FILE_PATH_CHANGES, commit message
+	# rules) do not fire, and our files carry SPDX tags as in-tree ones do.
+	perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --show-types \
+		--ignore LINUX_VERSION_CODE --quiet --no-summary -f "${files[@]}"
+}
+
+lint_kernel_doc() {
+	local files=() flag=-Wall out
+	mapfile -t files < <(ls src/*.c include/linux/twheel.h 2>/dev/null)
+	((${#files[@]})) || { echo "no files"; return 0; }
+	# -Wall (Return:, short description, contents before sections) is
+	# kernel-doc's -v in 6.1, where -Wall does not exist yet (6.3).
+	grep -q '"Wall"' "$KSRC/scripts/kernel-doc" || flag=-v
+	echo "kernel-doc -none $flag ${files[*]}"
+	# -v also reports "info: Scanning doc for ..." for every comment
+	out=$(perl "$KSRC/scripts/kernel-doc" -none "$flag" "${files[@]}" 2>&1 | grep -v ': info: ' || true)
+	[[ -z "$out" ]] && return 0
+	printf '%s\n' "$out"
+	return 1
+}
+
+# A separate tree per kernel under build/lint/, with its own fixed flags:
+# W=1 -Werror always (not only in CI), and the same flags for the sparse
+# pass so that C=2 only adds the checker and recompiles nothing.
+lint_build() {
+	local k=$1 kdir dest
+	shift
+	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
+	dest=$TWHEEL_BUILD/lint/$k
+	sync_module_sources "$dest"
+	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* modules"
+	quiet_if_clean ': (warning|error):' \
+		make -C "$kdir" M="$dest" W=1 KCFLAGS=-Werror "$@" modules
+}
+
+lint_shellcheck() {
+	local files=()
+	mapfile -t files < <(git ls-files -co --exclude-standard -- \
+		'scripts/*.sh' 'scripts/vm/*' 'scripts/plans/*.sh' '.ci/run' | sort -u)
+	echo "shellcheck -x ${files[*]}"
+	shellcheck -x "${files[@]}"
+}
+
+run_counted checkpatch lint_checkpatch || true
+run_counted kernel-doc lint_kernel_doc || true
+for k in "${LINT_KERNELS[@]}"; do
+	run_counted "W=1 $k" lint_build "$k" || true
+	run_counted "sparse $k" lint_build "$k" C=2 || true
+done
+run_counted shellcheck lint_shellcheck || true
+report_counted lint

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# twheel: build and test entry points.  What is compiled is described by
+# Kbuild (kbuild reads it in preference to this file for M= builds).
+#
+#   make              build src/twheel.ko (and the sample) for KDIR, in place
+#   make modules-all  build for the three test kernels, in build/mod/<kernel>/
+#   make kunit        KUnit suites in the debug kernel VM
+#   make selftest     selftests/ in stock 6.1, stock 6.12 and debug VMs
+#   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
+#                     header sets, shellcheck
+#   make check        all of the above (what CI runs)
+#   make clean
+#
+# Every target ends with a line "N passed, N failed".
+# Documentation/testing.rst describes the harness.
+
+# The running kernel's build tree, else the newest Debian headers installed.
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)))
+
+# W=1 always; warnings are errors in CI (or with WERROR=1).
+WERROR ?= $(if $(CI),1,0)
+KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) W=1 \
+	$(if $(filter 1,$(WERROR)),KCFLAGS="$(strip $(KCFLAGS) -Werror)")
+
+export WERROR
+
+all: modules
+
+modules:
+	@test -d "$(KDIR)" || { echo "no kernel build tree: install headers (sudo scripts/deps.sh build) or set KDIR=" >&2; exit 1; }
+	@echo "make $(KBUILD_ARGS) modules"
+	@$(MAKE) --no-print-directory $(KBUILD_ARGS) modules
+	@echo "1 passed, 0 failed"
+
+modules-all:
+	@scripts/build-modules.sh stock61 stock612 debug
+
+kunit:
+	@scripts/vm-run.sh --min-tests 1 debug kunit
+
+selftest:
+	@scripts/selftest.sh stock61 stock612 debug
+
+lint:
+	@scripts/lint.sh
+
+check:
+	@scripts/check.sh
+
+clean:
+	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf build
+
+# Targets of later issues, not implemented yet:
+#   demo   the end-to-end demonstration (the README's main command)
+#   bench  benchmarks against timerfd / io_uring / POSIX timers
+#   docs   the Sphinx documentation
+#   fuzz   ioctl fuzzing in the debug VM
+demo bench docs fuzz:
+	@echo "make $@: not implemented yet" >&2
+	@exit 2
+
+.PHONY: all modules modules-all kunit selftest lint check clean demo bench docs fuzz

@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: everything, in the order that fails cheapest first.
+#   deps        scripts/deps.sh all (installs nothing when all is there)
+#   lint        make lint
+#   modules     make modules-all (builds the debug kernel on a cold cache)
+#   selftest    make selftest (stock61, stock612, debug VMs)
+#   kunit       make kunit (debug VM)
+# A failing step does not stop the later ones, so one run shows every
+# problem.  Prints per-step timings; the last line is the total
+# "N passed, N failed"; exits non-zero if anything failed.
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$TWHEEL_ROOT"
+
+step() {
+	local label=$1
+	shift
+	echo
+	echo "==== $label: $* ===="
+	run_counted "$label" "$@" || true
+}
+
+# Missing packages make every later step fail: stop right here instead.
+start=$SECONDS
+"$TWHEEL_ROOT/scripts/deps.sh" all
+STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
+
+step lint make --no-print-directory lint
+step modules make --no-print-directory modules-all
+step selftest make --no-print-directory selftest
+step kunit make --no-print-directory kunit
+
+echo
+report_counted "check (total $((SECONDS - start)) s)"

@@ -1,0 +1,19 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make selftest`: run the selftest plan (scripts/plans/selftest.sh: load
+# twheel.ko and the sample, run every selftests/*_test binary) in a VM of
+# each kernel.  Ends with the "N passed, N failed" total over all of them.
+#
+# Usage: selftest.sh [KERNEL...]   (default: stock61 stock612 debug)
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+(($#)) || set -- "${TWHEEL_KERNELS[@]}"
+for k in "$@"; do
+	check_kernel_name "$k"
+	# at least one selftest case besides the plan's own three checks
+	run_counted "selftest $k" "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 4 "$k" selftest || true
+done
+report_counted selftest

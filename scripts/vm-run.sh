@@ -24,14 +24,14 @@
 # line printed is "N passed, N failed" over the test cases; a bad verdict
 # that no test case accounts for adds one failure.
 #
-# Environment: TWHEEL_VM_TIMEOUT (default 600 s), TWHEEL_VM_MEM (1G),
+# Environment: TWHEEL_VM_TIMEOUT (default 300 s), TWHEEL_VM_MEM (1G),
 # TWHEEL_VM_APPEND (extra kernel command line), TWHEEL_VM_VERBOSE=1 (print
 # the whole console, not only the plan's part).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-timeout_s=${TWHEEL_VM_TIMEOUT:-600}
+timeout_s=${TWHEEL_VM_TIMEOUT:-300}
 min_tests=0
 while (($#)); do
 	case "$1" in

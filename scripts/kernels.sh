@@ -180,8 +180,11 @@ build_debug() {
 
 # ---- commands ---------------------------------------------------------------------
 
+# Progress and tool output go to stderr: stdout carries only the paths that
+# callers capture with $(kernels.sh image ...).
 prepare() {
 	local k
+	exec 3>&1 1>&2
 	for k in "$@"; do
 		check_kernel_name "$k"
 		case "$k" in
@@ -189,6 +192,7 @@ prepare() {
 		*) [[ -f "$(stock_dir "$k")/vmlinuz" ]] || with_lock "$k" fetch_stock "$k" ;;
 		esac
 	done
+	exec 1>&3 3>&-
 }
 
 cmd=${1:-}

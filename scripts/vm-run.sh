@@ -56,9 +56,12 @@ fi
 
 # Lines that mean the kernel is unhappy.  Lockdep reports start with
 # "WARNING: possible ..." / "WARNING: inconsistent lock state" and its other
-# complaints with "INFO:"; DEBUG_LIST, ODEBUG and KASAN print their own
-# headers; "Call Trace:" catches any other stack dump.
-SPLAT_RE='BUG:|WARNING:|KASAN:|UBSAN:|Oops|ODEBUG:|unreferenced object 0x|Kernel panic|kernel BUG at|general protection fault|possible recursive locking|possible circular locking|inconsistent lock state|INFO: |list_(add|del) corruption|Call Trace:'
+# complaints with "INFO:", as do hung tasks and RCU stalls; DEBUG_LIST,
+# ODEBUG and KASAN print their own headers; "Call Trace:" catches any other
+# stack dump.  Only kernel lines count (they carry a printk timestamp, see
+# printk.time=1 below), so a test program that prints "WARNING:" is not a
+# splat.  kmemleak's report is printed by /init with cat, hence no stamp.
+SPLAT_RE='\[ *[0-9]+\.[0-9]+\] .*(BUG:|WARNING:|KASAN:|UBSAN:|Oops|ODEBUG:|Kernel panic|kernel BUG at|general protection fault|possible recursive locking|possible circular locking|inconsistent lock state|INFO: (task |possible |trying to register|lockdep|rcu_)|list_(add|del) corruption|Call Trace:)|unreferenced object 0x'
 
 run_id=$kernel-$plan_name
 vmdir=$TWHEEL_BUILD/vm
@@ -109,7 +112,7 @@ printf 'TWHEEL_KERNEL=%s\nTWHEEL_PLAN=%s\nexport TWHEEL_KERNEL TWHEEL_PLAN\n' \
 # ---- boot -----------------------------------------------------------------------------
 
 mem=${TWHEEL_VM_MEM:-1G}
-append="console=ttyS0 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM_APPEND:-}"
+append="console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM_APPEND:-}"
 qemu=(qemu-system-x86_64 -accel tcg -smp 2 -m "$mem" -no-reboot
 	-display none -monitor none -serial "file:$console"
 	-kernel "$image" -initrd "$initrd" -append "$append")

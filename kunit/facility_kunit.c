@@ -100,6 +100,7 @@ struct twk_ctx {
  * @cancels:  cancels of a pending timer seen by the stress threads
  * @want:     earliest time the callback may run, computed by the test
  * @fired_at: ktime_get() in the first callback
+ * @entered:  ktime_get() on entry of a callback, before its API calls
  * @exp_at_fire: twheel_timer_expires() in the first callback
  * @ret:      return value of an API call made by the callback
  * @data:     case specific value written by the callback
@@ -114,6 +115,7 @@ struct twk_probe {
 	atomic_t cancels;
 	ktime_t want;
 	ktime_t fired_at;
+	ktime_t entered;
 	ktime_t exp_at_fire;
 	int ret;
 	u64 data;
@@ -1157,6 +1159,7 @@ static void twk_cb_delay_peer_first(struct twheel_timer *timer)
 {
 	struct twk_probe *p = twk_of(timer);
 
+	p->entered = ktime_get();
 	if (atomic_inc_return(&p->ctx->order) == 1) {
 		p->ret = twheel_timer_modify(&p->peer->timer, 20 * p->ctx->tick_ns, 0,
 					     TWHEEL_MODE_REL);
@@ -1197,7 +1200,7 @@ static void twheel_callback_modifies_same_tick_timer(struct kunit *test)
 	/* The moved one fired once, at its new expiry. */
 	KUNIT_EXPECT_EQ(test, p[second].exp_at_fire, p[second].want);
 	KUNIT_EXPECT_GE(test, p[second].fired_at, p[second].want);
-	KUNIT_EXPECT_GE(test, p[second].want, p[first].fired_at + 20 * (ktime_t)tick);
+	KUNIT_EXPECT_GE(test, p[second].want, p[first].entered + 20 * (ktime_t)tick);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
 }
@@ -1246,6 +1249,7 @@ static void twk_cb_start_peer(struct twheel_timer *timer)
 {
 	struct twk_probe *p = twk_of(timer);
 
+	p->entered = ktime_get();
 	p->ret = twheel_timer_start(&p->peer->timer, 2 * p->ctx->tick_ns, 0, TWHEEL_MODE_REL);
 	p->peer->want = twheel_timer_expires(&p->peer->timer);
 	twk_record(p);
@@ -1267,7 +1271,7 @@ static void twheel_callback_starts_new_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ret, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->fires), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->fires), 1);
-	KUNIT_EXPECT_GE(test, b->want, a->fired_at + 2 * (ktime_t)tick);
+	KUNIT_EXPECT_GE(test, b->want, a->entered + 2 * (ktime_t)tick);
 	KUNIT_EXPECT_EQ(test, b->exp_at_fire, b->want);
 	KUNIT_EXPECT_GE(test, b->fired_at, b->want);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 2ULL);
@@ -2032,6 +2036,72 @@ static void twheel_tick_disarmed_after_last_cancel(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
 }
 
+/* Of two same-tick callbacks the first starts a far timer, the second cancels it. */
+static void twk_cb_start_then_cancel_far(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+
+	if (atomic_inc_return(&p->ctx->order) == 1) {
+		p->ret = twheel_timer_start(&p->peer->timer, 10 * NSEC_PER_SEC, 0,
+					    TWHEEL_MODE_REL);
+		p->data = 1;
+	} else {
+		p->ret = twheel_timer_cancel(&p->peer->timer);
+		p->data = 2;
+	}
+	twk_record(p);
+}
+
+/*
+ * Within one handler run, a callback starts a timer 10 s out (the wheel's
+ * hrtimer gets programmed for it) and a later callback cancels it: the
+ * wheel is empty again, so once that handler run is over the hrtimer must
+ * be idle, not left queued for a wakeup 10 s later.
+ */
+static void twheel_tick_disarmed_after_cancel_from_callback(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel(test, ctx, TWK_MS, 4, 64);
+	struct twk_probe *p = twk_probes(test, ctx, w, 2, twk_cb_start_then_cancel_far);
+	struct twk_probe *far = twk_probes(test, ctx, w, 1, twk_cb_record);
+	struct twk_probe *starter, *canceller;
+	ktime_t e = ktime_get() + 5 * TWK_MS;
+	u64 wk, w0;
+	bool armed;
+	int r0, r1, ret;
+
+	p[0].peer = far;
+	p[1].peer = far;
+	/* Softirqs off: both are armed before either can fire. */
+	local_bh_disable();
+	r0 = twheel_timer_start(&p[0].timer, e, 0, TWHEEL_MODE_ABS);
+	r1 = twheel_timer_start(&p[1].timer, e, 0, TWHEEL_MODE_ABS);
+	local_bh_enable();
+	KUNIT_ASSERT_EQ(test, r0, 0);
+	KUNIT_ASSERT_EQ(test, r1, 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);
+
+	starter = p[0].data == 1 ? &p[0] : &p[1];
+	canceller = starter == &p[0] ? &p[1] : &p[0];
+	KUNIT_EXPECT_EQ(test, starter->ret, 0);
+	KUNIT_EXPECT_EQ(test, canceller->ret, 1);
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&far->timer));
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), KTIME_MAX);
+
+	/* Bounded wait for that handler run to return; 1 s << 10 s. */
+	ret = read_poll_timeout(twheel_tick_armed, armed, !armed, 1000,
+				USEC_PER_SEC, false, w);
+	KUNIT_EXPECT_EQ_MSG(test, ret, 0, "hrtimer still armed on an empty wheel");
+	w0 = twk_wakeups(w);
+	ret = read_poll_timeout(twk_wakeups, wk, wk != w0, 2000, 50 * USEC_PER_MSEC,
+				false, w);
+	KUNIT_EXPECT_EQ(test, ret, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, atomic_read(&far->fires), 0);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Statistics                                                               */
 /* ------------------------------------------------------------------------ */
@@ -2093,6 +2163,65 @@ static void twheel_get_stats_counts_armed_fired_cancelled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
 	/* every arm ended in exactly one fire or cancel */
 	KUNIT_EXPECT_EQ(test, st.armed, st.fired + st.cancelled + st.pending);
+}
+
+/* The first of two same-tick callbacks snapshots the counters. */
+static void twk_cb_stats_first(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+	struct twk_ctx *ctx = p->ctx;
+
+	if (atomic_inc_return(&ctx->order) == 1) {
+		twheel_get_stats(ctx->wheel, ctx->priv);
+		p->ret = twheel_timer_pending(&p->peer->timer);
+		p->data = 1;
+	}
+	twk_record(p);
+}
+
+/*
+ * Two timers due in the same tick are handed out together; while the
+ * first callback runs, the second waits on the expired list and, as
+ * documented, still counts as pending (twheel_timer_pending() says so).
+ * A snapshot taken there must count it too: every arm is then fired,
+ * cancelled or pending, armed == fired + cancelled + pending.
+ */
+static void twheel_get_stats_pending_counts_due_timers(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel_stats *snap = kunit_kzalloc(test, sizeof(*snap), GFP_KERNEL);
+	struct twheel *w;
+	struct twk_probe *p, *taker;
+	ktime_t e = ktime_get() + 5 * TWK_MS;
+	int r0, r1;
+
+	KUNIT_ASSERT_NOT_NULL(test, snap);
+	ctx->priv = snap;
+	w = twk_wheel(test, ctx, TWK_MS, 4, 64);
+	p = twk_probes(test, ctx, w, 2, twk_cb_stats_first);
+	p[0].peer = &p[1];
+	p[1].peer = &p[0];
+	/* Softirqs off: neither can fire before both are armed. */
+	local_bh_disable();
+	r0 = twheel_timer_start(&p[0].timer, e, 0, TWHEEL_MODE_ABS);
+	r1 = twheel_timer_start(&p[1].timer, e, 0, TWHEEL_MODE_ABS);
+	local_bh_enable();
+	KUNIT_ASSERT_EQ(test, r0, 0);
+	KUNIT_ASSERT_EQ(test, r1, 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);
+
+	taker = p[0].data ? &p[0] : &p[1];
+	/* the other one was pending when the snapshot was taken */
+	KUNIT_EXPECT_EQ(test, taker->ret, 1);
+	KUNIT_EXPECT_EQ(test, snap->armed, 2ULL);
+	KUNIT_EXPECT_EQ(test, snap->fired, 1ULL);
+	KUNIT_EXPECT_EQ(test, snap->cancelled, 0ULL);
+	KUNIT_EXPECT_EQ(test, snap->pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, snap->armed, snap->fired + snap->cancelled + snap->pending);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2342,7 +2471,9 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE_PARAM(twheel_tick_far_timer_wakes_once_per_revolution,
 			 twk_tickless_gen_params),
 	KUNIT_CASE(twheel_tick_disarmed_after_last_cancel),
+	KUNIT_CASE(twheel_tick_disarmed_after_cancel_from_callback),
 	KUNIT_CASE(twheel_get_stats_counts_armed_fired_cancelled),
+	KUNIT_CASE(twheel_get_stats_pending_counts_due_timers),
 	KUNIT_CASE(twheel_timer_ops_concurrent_stress_accounting),
 	KUNIT_CASE(twheel_default_runs_timer),
 	{}

@@ -758,9 +758,11 @@ static int cmd_demo(int argc, char **argv)
 		d.mul_inv *= 2 - d.mul * d.mul_inv;
 
 	d.fd = open_checked(O_NONBLOCK | O_CLOEXEC, &d.api);
-	if (d.n > d.api.max_timers_per_fd)
-		msg("warning: %llu timers exceed max_timers_per_fd=%llu", d.n,
-		    (u64)d.api.max_timers_per_fd);
+	if (d.n > d.api.max_timers_per_fd ||
+	    (d.api.max_timers_per_user && d.n > d.api.max_timers_per_user))
+		msg("warning: %llu timers, limits: per fd %llu, per user %llu",
+		    d.n, (u64)d.api.max_timers_per_fd,
+		    (u64)d.api.max_timers_per_user);
 	slots = d.n ? d.n : 1;
 	d.expiry = calloc(slots, sizeof(*d.expiry));
 	d.handle = calloc(slots, sizeof(*d.handle));

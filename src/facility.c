@@ -82,11 +82,13 @@
  * @lock:       protects everything below and the timers on this wheel
  * @wheel:      the pure wheel
  * @expired:    timers handed out by the wheel whose callbacks have not run
+ * @nr_expired: number of timers on @expired
  * @running:    the timer whose callback runs now, or NULL
  * @running_cpu: CPU running the callbacks, valid while @running is set
  * @running_wq: cancel_sync waiters for @running to change
  * @tick:       the hrtimer driving the wheel (soft mode)
  * @programmed: tick whose end @tick is set for, TW_NO_TICK when not armed
+ * @in_tick:    the tick handler runs; it programs @tick on its way out
  * @start:      CLOCK_MONOTONIC time of the start of tick 0
  * @tick_ns:    tick length in ns
  * @budget:     most callbacks per tick handler run
@@ -96,11 +98,13 @@ struct twheel {
 	spinlock_t lock;
 	struct tw_wheel wheel;
 	struct hlist_head expired;
+	unsigned long nr_expired;
 	struct twheel_timer *running;
 	int running_cpu;
 	wait_queue_head_t running_wq;
 	struct hrtimer tick;
 	u64 programmed;
+	bool in_tick;
 	ktime_t start;
 	u32 tick_ns;
 	unsigned int budget;
@@ -135,9 +139,15 @@ static void twheel_program(struct twheel *w, u64 tick)
 {
 	lockdep_assert_held(&w->lock);
 
+	/*
+	 * The handler cannot cancel its own hrtimer, and programs it from the
+	 * wheel when it is done anyway: don't start it meanwhile.
+	 */
+	if (w->in_tick)
+		return;
 	if (tick == TW_NO_TICK) {
 		if (w->programmed != TW_NO_TICK) {
-			/* Fails only inside the handler, which re-programs. */
+			/* Fails only as the handler starts; it re-programs. */
 			hrtimer_try_to_cancel(&w->tick);
 			w->programmed = TW_NO_TICK;
 		}
@@ -155,6 +165,7 @@ static void twheel_detach(struct twheel *w, struct twheel_timer *timer)
 	if (timer->state & TWHEEL_TIMER_EXPIRED) {
 		hlist_del_init(&timer->node.entry);
 		timer->state &= ~TWHEEL_TIMER_EXPIRED;
+		w->nr_expired--;
 	} else {
 		tw_wheel_remove(&w->wheel, &timer->node);
 	}
@@ -175,6 +186,7 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 				    node.entry);
 		hlist_del_init(&timer->node.entry);
 		timer->state &= ~TWHEEL_TIMER_EXPIRED;
+		w->nr_expired--;
 		if (now > ktime_add_safe(twheel_tick_end(w, timer->node.key),
 					 w->tick_ns))
 			w->stats.late++;
@@ -210,6 +222,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 
 	spin_lock_irq(&w->lock);
 	w->programmed = TW_NO_TICK;
+	w->in_tick = true;
 	w->stats.wakeups++;
 	now = ktime_get();
 	upto = twheel_time_to_tick(w, now);
@@ -221,9 +234,11 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 
 		hlist_for_each_entry(timer, &w->expired, node.entry)
 			timer->state |= TWHEEL_TIMER_EXPIRED;
+		w->nr_expired += n;
 		twheel_run_expired(w, now);
 	}
 
+	w->in_tick = false;
 	if (n == budget && w->wheel.clk < upto) {
 		/* Budget used up: run the rest from a fresh softirq pass. */
 		w->programmed = w->wheel.clk;
@@ -517,6 +532,23 @@ static bool twheel_not_running(struct twheel *w, struct twheel_timer *timer)
 	return ret;
 }
 
+/*
+ * Tell lockdep that we wait for the callback: the caller must not hold a
+ * lock the callback takes.  The handler holds the map in softirq context,
+ * so take it with interrupts off here, as timer_delete_sync() does.
+ */
+static void twheel_lockdep_wait(struct twheel_timer *timer)
+{
+#ifdef CONFIG_LOCKDEP
+	unsigned long flags;
+
+	local_irq_save(flags);
+	lock_map_acquire(&timer->lockdep_map);
+	lock_map_release(&timer->lockdep_map);
+	local_irq_restore(flags);
+#endif
+}
+
 static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
 {
 	struct twheel *w = timer->wheel;
@@ -525,9 +557,7 @@ static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
 	if (!w)
 		return 0;
 
-	/* Waiting on the callback: the caller must not hold its locks. */
-	lock_map_acquire(&timer->lockdep_map);
-	lock_map_release(&timer->lockdep_map);
+	twheel_lockdep_wait(timer);
 
 	if (WARN_ON_ONCE(twheel_in_own_callback(timer)))
 		return max(twheel_try_cancel(timer, shutdown), 0);
@@ -651,7 +681,7 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 
 	spin_lock_irqsave(&wheel->lock, flags);
 	*stats = wheel->stats;
-	stats->pending = wheel->wheel.count;
+	stats->pending = wheel->wheel.count + wheel->nr_expired;
 	spin_unlock_irqrestore(&wheel->lock, flags);
 }
 EXPORT_SYMBOL_GPL(twheel_get_stats);

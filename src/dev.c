@@ -38,6 +38,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/refcount.h>
+#include <linux/seq_file.h>
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -81,6 +82,7 @@ static DEFINE_MUTEX(twheel_users_mutex);
  * @mutex:   serialises ioctls and read()
  * @lock:    protects @ready and the event fields of the timers
  * @ready:   timers with an unread event, oldest first
+ * @nready:  length of @ready
  * @wq:      readers and pollers wait here for @ready to fill
  * @timers:  live timers by handle id
  * @next_id: cyclic allocation cursor of @timers
@@ -94,6 +96,7 @@ struct twheel_ctx {
 	struct mutex mutex;
 	spinlock_t lock;
 	struct list_head ready;
+	unsigned long nready;
 	wait_queue_head_t wq;
 	struct xarray timers;
 	u32 next_id;
@@ -144,6 +147,7 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		ut->ev_fired = now;
 		ut->overrun = 0;
 		list_add_tail(&ut->ready, &ctx->ready);
+		ctx->nready++;
 		wake = true;
 	} else {
 		ut->overrun++;
@@ -204,7 +208,10 @@ static bool twheel_withdraw_event(struct twheel_ctx *ctx,
 
 	spin_lock_bh(&ctx->lock);
 	had_event = !list_empty(&ut->ready);
-	list_del_init(&ut->ready);
+	if (had_event) {
+		list_del_init(&ut->ready);
+		ctx->nready--;
+	}
 	spin_unlock_bh(&ctx->lock);
 	return had_event;
 }
@@ -249,7 +256,7 @@ static int twheel_do_arm(struct twheel_ctx *ctx, u32 flags, u64 expires,
 	ret = twheel_start_utimer(ut, flags, expires);
 	if (ret)
 		goto err_erase_id;
-	ctx->count++;
+	WRITE_ONCE(ctx->count, ctx->count + 1);
 	*handle = ut->handle;
 	return 0;
 
@@ -288,7 +295,7 @@ static int twheel_do_modify(struct twheel_ctx *ctx, u64 handle, u32 flags,
 static void twheel_free_utimer(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 {
 	xa_erase(&ctx->timers, lower_32_bits(ut->handle));
-	ctx->count--;
+	WRITE_ONCE(ctx->count, ctx->count - 1);
 	atomic_long_dec(&ctx->user->timers);
 	kmem_cache_free(twheel_utimer_cache, ut);
 }
@@ -539,6 +546,7 @@ static unsigned int twheel_take_events(struct twheel_ctx *ctx,
 
 		ut = list_first_entry(&ctx->ready, struct twheel_utimer, ready);
 		list_del_init(&ut->ready);
+		ctx->nready--;
 		memset(ev, 0, sizeof(*ev));
 		ev->handle = ut->handle;
 		ev->cookie = ut->cookie;
@@ -566,10 +574,12 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 	while (n--) {
 		struct twheel_utimer *ut = uts[n];
 
-		if (!list_empty(&ut->ready))
+		if (!list_empty(&ut->ready)) {
 			ut->overrun += evs[n].overrun + 1;
-		else
+		} else {
 			ut->overrun = evs[n].overrun;
+			ctx->nready++;
+		}
 		ut->ev_expires = evs[n].expires;
 		ut->ev_fired = evs[n].fired;
 		list_move(&ut->ready, &ctx->ready);
@@ -693,6 +703,20 @@ static void twheel_user_put(struct twheel_user *user)
 	mutex_unlock(&twheel_users_mutex);
 }
 
+/* /proc/<pid>/fdinfo/<fd>, like timerfd's. */
+static void twheel_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct twheel_ctx *ctx = file->private_data;
+	unsigned long nready;
+
+	spin_lock_bh(&ctx->lock);
+	nready = ctx->nready;
+	spin_unlock_bh(&ctx->lock);
+	seq_printf(m, "timers:\t%lu\n", READ_ONCE(ctx->count));
+	seq_printf(m, "events:\t%lu\n", nready);
+	seq_printf(m, "tick_ns:\t%llu\n", ctx->tick_ns);
+}
+
 static int twheel_open(struct inode *inode, struct file *file)
 {
 	struct twheel_stats st;
@@ -746,6 +770,7 @@ static const struct file_operations twheel_fops = {
 	.poll = twheel_poll,
 	.unlocked_ioctl = twheel_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.show_fdinfo = twheel_show_fdinfo,
 };
 
 static struct miscdevice twheel_misc = {

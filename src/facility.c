@@ -59,11 +59,13 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -72,6 +74,9 @@
 #include "compat.h"
 #include "twheel_internal.h"
 #include "wheel.h"
+
+#define CREATE_TRACE_POINTS
+#include "twheel_trace.h"
 
 /* Private timer state bits (struct twheel_timer::state). */
 #define TWHEEL_TIMER_EXPIRED	BIT(0)	/* on wheel->expired, callback due */
@@ -93,6 +98,7 @@
  * @tick_ns:    tick length in ns
  * @budget:     most callbacks per tick handler run
  * @stats:      counters, see struct twheel_stats
+ * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
  */
 struct twheel {
 	spinlock_t lock;
@@ -109,9 +115,12 @@ struct twheel {
 	u32 tick_ns;
 	unsigned int budget;
 	struct twheel_stats stats;
+	struct dentry *debugfs;
 };
 
 static struct twheel *twheel_default_wheel;
+static struct dentry *twheel_debugfs_root;
+static atomic_t twheel_next_id = ATOMIC_INIT(0);
 
 static u64 twheel_time_to_tick(const struct twheel *w, ktime_t t)
 {
@@ -191,6 +200,8 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 					 w->tick_ns))
 			w->stats.late++;
 		w->stats.fired++;
+		trace_twheel_timer_expire(timer, timer->expires,
+					  ktime_sub(now, timer->expires));
 		w->running = timer;
 		w->running_cpu = smp_processor_id();
 		fn = timer->function;
@@ -218,7 +229,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	unsigned int budget = w->budget;
 	unsigned int n;
 	ktime_t now;
-	u64 upto;
+	u64 clk, upto;
 
 	spin_lock_irq(&w->lock);
 	w->programmed = TW_NO_TICK;
@@ -226,7 +237,9 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	w->stats.wakeups++;
 	now = ktime_get();
 	upto = twheel_time_to_tick(w, now);
+	clk = w->wheel.clk;
 	n = tw_wheel_advance(&w->wheel, upto, budget, &w->expired);
+	trace_twheel_tick(clk, upto, clk & (tw_wheel_size(&w->wheel) - 1), n);
 	if (w->wheel.max_slot > w->stats.max_slot)
 		w->stats.max_slot = w->wheel.max_slot;
 	if (n) {
@@ -252,21 +265,43 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	return HRTIMER_NORESTART;
 }
 
-/**
- * twheel_create() - create a wheel instance
- * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
- * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
- * @budget:  most callbacks run per tick, at least 1
- *
- * The wheel spans (1 << @bits) ticks per revolution; timers further out
- * wait in their slot for as many revolutions as needed.
- *
- * Context: process context, may sleep.
- * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
- * and ERR_PTR(-ENOMEM) when memory runs out.
- */
-struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
-			     unsigned int budget)
+static int twheel_stats_show(struct seq_file *m, void *unused)
+{
+	struct twheel *w = m->private;
+	struct twheel_stats st;
+
+	twheel_get_stats(w, &st);
+	seq_printf(m, "tick_ns:\t%llu\n", st.tick_ns);
+	seq_printf(m, "slots:\t\t%llu\n", st.slots);
+	seq_printf(m, "budget:\t\t%u\n", w->budget);
+	seq_printf(m, "pending:\t%llu\n", st.pending);
+	seq_printf(m, "armed:\t\t%llu\n", st.armed);
+	seq_printf(m, "fired:\t\t%llu\n", st.fired);
+	seq_printf(m, "cancelled:\t%llu\n", st.cancelled);
+	seq_printf(m, "late:\t\t%llu\n", st.late);
+	seq_printf(m, "max_slot:\t%llu\n", st.max_slot);
+	seq_printf(m, "wakeups:\t%llu\n", st.wakeups);
+	seq_printf(m, "tick_armed:\t%d\n", twheel_tick_armed(w));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(twheel_stats);
+
+/* /sys/kernel/debug/twheel/<name>/stats; debugfs errors are not fatal. */
+static void twheel_debugfs_add(struct twheel *w, const char *name)
+{
+	char buf[16];
+
+	if (!name) {
+		snprintf(buf, sizeof(buf), "wheel%d",
+			 atomic_inc_return(&twheel_next_id));
+		name = buf;
+	}
+	w->debugfs = debugfs_create_dir(name, twheel_debugfs_root);
+	debugfs_create_file("stats", 0444, w->debugfs, w, &twheel_stats_fops);
+}
+
+static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
+					  unsigned int budget, const char *name)
 {
 	struct hlist_head *slots;
 	unsigned long *occupied;
@@ -299,6 +334,7 @@ struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 	tw_wheel_init(&w->wheel, slots, occupied, bits, 0);
 	twheel_hrtimer_setup(&w->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
+	twheel_debugfs_add(w, name);
 	return w;
 
 err_free_slots:
@@ -306,6 +342,25 @@ err_free_slots:
 err_free_wheel:
 	kfree(w);
 	return ERR_PTR(-ENOMEM);
+}
+
+/**
+ * twheel_create() - create a wheel instance
+ * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
+ * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
+ * @budget:  most callbacks run per tick, at least 1
+ *
+ * The wheel spans (1 << @bits) ticks per revolution; timers further out
+ * wait in their slot for as many revolutions as needed.
+ *
+ * Context: process context, may sleep.
+ * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
+ * and ERR_PTR(-ENOMEM) when memory runs out.
+ */
+struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
+			     unsigned int budget)
+{
+	return twheel_create_named(tick_ns, bits, budget, NULL);
 }
 EXPORT_SYMBOL_GPL(twheel_create);
 
@@ -324,6 +379,7 @@ void twheel_destroy(struct twheel *wheel)
 {
 	if (IS_ERR_OR_NULL(wheel))
 		return;
+	debugfs_remove_recursive(wheel->debugfs);
 	hrtimer_cancel(&wheel->tick);
 	WARN_ON_ONCE(wheel->wheel.count || !hlist_empty(&wheel->expired));
 	kvfree(wheel->wheel.occupied);
@@ -416,6 +472,8 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		twheel_program(w, timer->node.key);
 	}
 	timer->expires = expires;
+	trace_twheel_timer_start(timer, expires, slack_ns, timer->node.key,
+				 !idle_only);
 unlock:
 	spin_unlock_irqrestore(&w->lock, flags);
 	return ret;
@@ -483,6 +541,7 @@ static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown)
 	if (tw_node_linked(&timer->node)) {
 		twheel_detach(w, timer);
 		w->stats.cancelled++;
+		trace_twheel_timer_cancel(timer);
 		ret = 1;
 		if (!w->wheel.count && hlist_empty(&w->expired))
 			twheel_program(w, TW_NO_TICK);
@@ -703,10 +762,14 @@ EXPORT_SYMBOL_GPL(twheel_tick_armed);
 
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget)
 {
-	struct twheel *w = twheel_create(tick_ns, bits, budget);
+	struct twheel *w;
 
-	if (IS_ERR(w))
+	twheel_debugfs_root = debugfs_create_dir("twheel", NULL);
+	w = twheel_create_named(tick_ns, bits, budget, "default");
+	if (IS_ERR(w)) {
+		debugfs_remove_recursive(twheel_debugfs_root);
 		return PTR_ERR(w);
+	}
 	twheel_default_wheel = w;
 	return 0;
 }
@@ -715,4 +778,5 @@ void twheel_facility_exit(void)
 {
 	twheel_destroy(twheel_default_wheel);
 	twheel_default_wheel = NULL;
+	debugfs_remove_recursive(twheel_debugfs_root);
 }

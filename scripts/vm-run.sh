@@ -115,7 +115,8 @@ mem=${TWHEEL_VM_MEM:-1G}
 append="console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM_APPEND:-}"
 # Two sockets of one core: the debug kernel has no ACPI and finds CPUs in
 # SeaBIOS's MP table, which lists one CPU per socket.
-qemu=(qemu-system-x86_64 -accel tcg -smp 2,sockets=2,cores=1,threads=1 -m "$mem" -no-reboot
+smp=2,sockets=2,cores=1,threads=1
+qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -no-reboot
 	-display none -monitor none -serial "file:$console"
 	-kernel "$image" -initrd "$initrd" -append "$append")
 log "$run_id: ${qemu[*]}"

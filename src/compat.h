@@ -18,7 +18,7 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
 					enum hrtimer_restart (*fn)(struct hrtimer *),
 					clockid_t clock_id, enum hrtimer_mode mode)
 {
-#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
 	hrtimer_setup(timer, fn, clock_id, mode);
 #else
 	hrtimer_init(timer, clock_id, mode);

@@ -93,8 +93,8 @@ static DEFINE_MUTEX(twheel_users_mutex);
  * @user:    the opener, charged for every timer of the file
  */
 struct twheel_ctx {
-	struct mutex mutex;
-	spinlock_t lock;
+	struct mutex mutex;	/* serialises ioctls and read() */
+	spinlock_t lock;	/* ready list and event fields; softirq-safe */
 	struct list_head ready;
 	unsigned long nready;
 	wait_queue_head_t wq;

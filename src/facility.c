@@ -101,7 +101,7 @@
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
  */
 struct twheel {
-	spinlock_t lock;
+	spinlock_t lock;	/* see the synchronization rules above */
 	struct tw_wheel wheel;
 	struct hlist_head expired;
 	unsigned long nr_expired;
@@ -391,11 +391,10 @@ EXPORT_SYMBOL_GPL(twheel_destroy);
 /**
  * twheel_default() - the module's default wheel instance
  *
- * Its tick length, size and budget are the module parameters tick_ns,
- * wheel_bits and budget.  It lives as long as the module.
- *
  * Context: any context.
- * Return: the default instance.
+ * Return: the default instance.  Its tick length, size and budget are the
+ * module parameters tick_ns, wheel_bits and budget; it lives as long as the
+ * module.
  */
 struct twheel *twheel_default(void)
 {

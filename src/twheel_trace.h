@@ -21,34 +21,25 @@
  * @modify:  true for twheel_timer_modify()
  */
 TRACE_EVENT(twheel_timer_start,
-
-	TP_PROTO(struct twheel_timer *timer, ktime_t expires, u64 slack,
-		 u64 key, bool modify),
-
-	TP_ARGS(timer, expires, slack, key, modify),
-
-	TP_STRUCT__entry(
-		__field(void *,		timer)
-		__field(void *,		function)
-		__field(s64,		expires)
-		__field(u64,		slack)
-		__field(u64,		key)
-		__field(bool,		modify)
-	),
-
-	TP_fast_assign(
-		__entry->timer		= timer;
-		__entry->function	= timer->function;
-		__entry->expires	= expires;
-		__entry->slack		= slack;
-		__entry->key		= key;
-		__entry->modify		= modify;
-	),
-
-	TP_printk("timer=%p function=%ps expires=%lld slack=%llu tick=%llu%s",
-		  __entry->timer, __entry->function, __entry->expires,
-		  __entry->slack, __entry->key,
-		  __entry->modify ? " modify" : "")
+	    TP_PROTO(struct twheel_timer *timer, ktime_t expires, u64 slack,
+		     u64 key, bool modify),
+	    TP_ARGS(timer, expires, slack, key, modify),
+	    TP_STRUCT__entry(__field(void *, timer)
+			     __field(void *, function)
+			     __field(s64, expires)
+			     __field(u64, slack)
+			     __field(u64, key)
+			     __field(bool, modify)),
+	    TP_fast_assign(__entry->timer = timer;
+			   __entry->function = timer->function;
+			   __entry->expires = expires;
+			   __entry->slack = slack;
+			   __entry->key = key;
+			   __entry->modify = modify;),
+	    TP_printk("timer=%p function=%ps expires=%lld slack=%llu tick=%llu%s",
+		      __entry->timer, __entry->function, __entry->expires,
+		      __entry->slack, __entry->key,
+		      __entry->modify ? " modify" : "")
 );
 
 /**
@@ -56,20 +47,11 @@ TRACE_EVENT(twheel_timer_start,
  * @timer: the timer
  */
 TRACE_EVENT(twheel_timer_cancel,
-
-	TP_PROTO(struct twheel_timer *timer),
-
-	TP_ARGS(timer),
-
-	TP_STRUCT__entry(
-		__field(void *,		timer)
-	),
-
-	TP_fast_assign(
-		__entry->timer		= timer;
-	),
-
-	TP_printk("timer=%p", __entry->timer)
+	    TP_PROTO(struct twheel_timer *timer),
+	    TP_ARGS(timer),
+	    TP_STRUCT__entry(__field(void *, timer)),
+	    TP_fast_assign(__entry->timer = timer;),
+	    TP_printk("timer=%p", __entry->timer)
 );
 
 /**
@@ -79,28 +61,19 @@ TRACE_EVENT(twheel_timer_cancel,
  * @lateness: ns from @expires to now (never negative: no early fires)
  */
 TRACE_EVENT(twheel_timer_expire,
-
-	TP_PROTO(struct twheel_timer *timer, ktime_t expires, s64 lateness),
-
-	TP_ARGS(timer, expires, lateness),
-
-	TP_STRUCT__entry(
-		__field(void *,		timer)
-		__field(void *,		function)
-		__field(s64,		expires)
-		__field(s64,		lateness)
-	),
-
-	TP_fast_assign(
-		__entry->timer		= timer;
-		__entry->function	= timer->function;
-		__entry->expires	= expires;
-		__entry->lateness	= lateness;
-	),
-
-	TP_printk("timer=%p function=%ps expires=%lld lateness=%lld",
-		  __entry->timer, __entry->function, __entry->expires,
-		  __entry->lateness)
+	    TP_PROTO(struct twheel_timer *timer, ktime_t expires, s64 lateness),
+	    TP_ARGS(timer, expires, lateness),
+	    TP_STRUCT__entry(__field(void *, timer)
+			     __field(void *, function)
+			     __field(s64, expires)
+			     __field(s64, lateness)),
+	    TP_fast_assign(__entry->timer = timer;
+			   __entry->function = timer->function;
+			   __entry->expires = expires;
+			   __entry->lateness = lateness;),
+	    TP_printk("timer=%p function=%ps expires=%lld lateness=%lld",
+		      __entry->timer, __entry->function, __entry->expires,
+		      __entry->lateness)
 );
 
 /**
@@ -111,27 +84,19 @@ TRACE_EVENT(twheel_timer_expire,
  * @fired: timers handed out for their callbacks
  */
 TRACE_EVENT(twheel_tick,
-
-	TP_PROTO(u64 clk, u64 upto, u64 slot, unsigned int fired),
-
-	TP_ARGS(clk, upto, slot, fired),
-
-	TP_STRUCT__entry(
-		__field(u64,		clk)
-		__field(u64,		upto)
-		__field(u64,		slot)
-		__field(unsigned int,	fired)
-	),
-
-	TP_fast_assign(
-		__entry->clk		= clk;
-		__entry->upto		= upto;
-		__entry->slot		= slot;
-		__entry->fired		= fired;
-	),
-
-	TP_printk("clk=%llu upto=%llu slot=%llu fired=%u",
-		  __entry->clk, __entry->upto, __entry->slot, __entry->fired)
+	    TP_PROTO(u64 clk, u64 upto, u64 slot, unsigned int fired),
+	    TP_ARGS(clk, upto, slot, fired),
+	    TP_STRUCT__entry(__field(u64, clk)
+			     __field(u64, upto)
+			     __field(u64, slot)
+			     __field(unsigned int, fired)),
+	    TP_fast_assign(__entry->clk = clk;
+			   __entry->upto = upto;
+			   __entry->slot = slot;
+			   __entry->fired = fired;),
+	    TP_printk("clk=%llu upto=%llu slot=%llu fired=%u",
+		      __entry->clk, __entry->upto, __entry->slot,
+		      __entry->fired)
 );
 
 #endif /* _TWHEEL_TRACE_H */

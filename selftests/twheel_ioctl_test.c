@@ -1,0 +1,2829 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftests of the /dev/twheel ioctl ABI and of event delivery.
+ *
+ * Every ioctl's success path and each of its error paths (one test case per
+ * path, tables as FIXTURE_VARIANTs as in tools/testing/selftests/iommu),
+ * read()/poll()/epoll, one-shot and periodic delivery (never early), modify,
+ * query, exactly-once delivery of 100k timers armed in batches, cancel
+ * racing the firing, close with timers in flight, fork, isolation between
+ * files and the 32-bit compat path.
+ *
+ * The errno meanings checked here are the ones the DOC block of
+ * include/uapi/linux/twheel.h fixes.
+ *
+ * Timing: the tests run under qemu TCG, where a millisecond tick can come
+ * tens of milliseconds late.  Nothing waits by sleeping: an event that must
+ * come is waited for with poll()/epoll_wait() bounded by EVENT_WAIT_MS, and
+ * "no event of X is ever read" is shown with a sentinel barrier (see
+ * barrier()).  Conditions that have no wakeup (a timer's query state, a
+ * thread's state) are polled at short intervals up to a deadline.  The only
+ * sleeps let time pass on purpose (a periodic timer left unread for several
+ * periods, a remaining time that must shrink) and are not synchronisation.
+ *
+ * Built static by selftests/Makefile (-I include/uapi) against the
+ * kselftest_harness.h of Debian's linux-source-6.1.  The file also builds
+ * with -m32, where every test runs through the compat ioctl path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/twheel.h>
+
+#include "kselftest_harness.h"
+
+#define TWHEEL_DEV		"/dev/twheel"
+#define NSEC_PER_MSEC		1000000ULL
+#define NSEC_PER_SEC		1000000000ULL
+#define EV_SIZE			sizeof(struct twheel_event)
+/* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
+#define EVENT_WAIT_MS		10000
+/* Cookies of the barrier's sentinel timers. */
+#define SENTINEL_COOKIE		0x5e47149e00000000ULL
+/* A value the kernel never writes into a result field. */
+#define POISON			0x5a5a5a5a5a5a5a5aLL
+#define FEATURES_USED		(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_BATCH | \
+				 TWHEEL_FEATURE_QUERY)
+
+/* The ABI promises one layout for 32 and 64-bit callers. */
+_Static_assert(sizeof(struct twheel_api) == 48, "twheel_api layout");
+_Static_assert(sizeof(struct twheel_arm) == 48, "twheel_arm layout");
+_Static_assert(sizeof(struct twheel_cancel) == 16, "twheel_cancel layout");
+_Static_assert(sizeof(struct twheel_query) == 48, "twheel_query layout");
+_Static_assert(sizeof(struct twheel_batch_op) == 56, "twheel_batch_op layout");
+_Static_assert(sizeof(struct twheel_batch) == 24, "twheel_batch layout");
+_Static_assert(sizeof(struct twheel_event) == 48, "twheel_event layout");
+
+/* ---- helpers -------------------------------------------------------------- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Milliseconds left until @deadline (CLOCK_MONOTONIC ns), 0 when past. */
+static int ms_until(uint64_t deadline)
+{
+	uint64_t now = now_ns();
+
+	if (now >= deadline)
+		return 0;
+	return (int)((deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
+}
+
+/* Let time pass until @t: for tests that leave a timer unread on purpose. */
+static void pass_time_until(uint64_t t)
+{
+	struct timespec ts = {
+		.tv_sec = t / NSEC_PER_SEC,
+		.tv_nsec = t % NSEC_PER_SEC,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static long page_size(void)
+{
+	return sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * An address with nothing mapped.  Taken right before use, so no later
+ * mapping of the test can have landed there.
+ */
+static void *unmapped_page(void)
+{
+	void *p = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	munmap(p, page_size());
+	return p;
+}
+
+/* A page holding a copy of @len bytes of @src, then made read-only. */
+static void *readonly_copy(const void *src, size_t len)
+{
+	void *p = mmap(NULL, page_size(), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	memcpy(p, src, len);
+	if (mprotect(p, page_size(), PROT_READ)) {
+		munmap(p, page_size());
+		return NULL;
+	}
+	return p;
+}
+
+static int tw_api(int fd, struct twheel_api *api)
+{
+	memset(api, 0, sizeof(*api));
+	return ioctl(fd, TWHEEL_IOC_API, api) ? -errno : 0;
+}
+
+static int tw_arm(int fd, uint32_t flags, uint64_t expires, uint64_t period,
+		  uint64_t slack, uint64_t cookie, uint64_t *handle)
+{
+	struct twheel_arm a = {
+		.flags = flags,
+		.expires = expires,
+		.period = period,
+		.slack = slack,
+		.cookie = cookie,
+	};
+
+	int ret = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
+
+	/* 0, never a handle, on failure */
+	if (handle)
+		*handle = ret ? 0 : a.handle;
+	return ret;
+}
+
+static int tw_modify(int fd, uint64_t handle, uint32_t flags, uint64_t expires,
+		     uint64_t period, uint64_t slack, uint64_t cookie)
+{
+	struct twheel_arm a = {
+		.flags = flags,
+		.handle = handle,
+		.expires = expires,
+		.period = period,
+		.slack = slack,
+		.cookie = cookie,
+	};
+
+	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
+}
+
+static int tw_cancel(int fd, uint64_t handle, uint32_t *status)
+{
+	struct twheel_cancel c = { .handle = handle };
+
+	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c) ? -errno : 0;
+
+	if (status)
+		*status = c.status;
+	return ret;
+}
+
+static int tw_query(int fd, uint64_t handle, struct twheel_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->handle = handle;
+	return ioctl(fd, TWHEEL_IOC_QUERY, q) ? -errno : 0;
+}
+
+/* Returns the ioctl's value (records processed) or -errno. */
+static long tw_batch(int fd, struct twheel_batch_op *ops, uint32_t count,
+		     uint32_t *done)
+{
+	struct twheel_batch b = {
+		.ops = (uintptr_t)ops,
+		.count = count,
+	};
+	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
+
+	if (done)
+		*done = b.done;
+	return ret < 0 ? -errno : ret;
+}
+
+static void op_arm(struct twheel_batch_op *op, uint32_t flags, uint64_t expires,
+		   uint64_t period, uint64_t cookie)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = TWHEEL_OP_ARM;
+	op->flags = flags;
+	op->expires = expires;
+	op->period = period;
+	op->cookie = cookie;
+	op->result = POISON;
+}
+
+static void op_cancel(struct twheel_batch_op *op, uint64_t handle)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = TWHEEL_OP_CANCEL;
+	op->handle = handle;
+	op->result = POISON;
+}
+
+static void op_modify(struct twheel_batch_op *op, uint64_t handle,
+		      uint64_t expires, uint64_t cookie)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = TWHEEL_OP_MODIFY;
+	op->handle = handle;
+	op->expires = expires;
+	op->cookie = cookie;
+	op->result = POISON;
+}
+
+/*
+ * The interval of a bounded polling loop: a loop that re-checks a condition
+ * the kernel gives no wakeup for (a query result, a thread's state), always
+ * with an overall deadline.
+ */
+static void poll_interval(void)
+{
+	poll(NULL, 0, 2);
+}
+
+/* 1 if @fd becomes readable within @timeout_ms, 0 if not, -errno. */
+static int wait_in(int fd, int timeout_ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	int r;
+
+	do {
+		r = poll(&p, 1, timeout_ms);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r > 0 && (p.revents & POLLIN);
+}
+
+/* What every event must satisfy, whoever it belongs to. */
+static void check_event(struct __test_metadata *_metadata,
+			const struct twheel_event *ev, uint64_t read_at)
+{
+	EXPECT_LE(ev->expires, ev->fired)
+		TH_LOG("handle %#llx fired %lld ns early",
+		       (unsigned long long)ev->handle,
+		       (long long)(ev->expires - ev->fired));
+	EXPECT_LE(ev->fired, read_at)
+		TH_LOG("handle %#llx: fire time in the future",
+		       (unsigned long long)ev->handle);
+	EXPECT_NE(0, ev->handle);
+	EXPECT_EQ(0, ev->__reserved);
+	EXPECT_EQ(0, ev->flags & ~TWHEEL_EVENT_PERIODIC);
+	if (!(ev->flags & TWHEEL_EVENT_PERIODIC))
+		EXPECT_EQ(0, ev->overrun);
+}
+
+/*
+ * Read events into @evs until @want have come or @timeout_ms passed.  Reads
+ * only when poll() says an event waits, so it never blocks on a blocking fd
+ * (one reader).  Returns the number read.
+ */
+static int collect(struct __test_metadata *_metadata, int fd,
+		   struct twheel_event *evs, int max, int want, int timeout_ms)
+{
+	uint64_t deadline = now_ns() + timeout_ms * NSEC_PER_MSEC;
+	int got = 0;
+
+	while (got < want) {
+		ssize_t n;
+		uint64_t t;
+		int i, r;
+
+		r = wait_in(fd, ms_until(deadline));
+		ASSERT_LE(0, r);
+		if (!r)
+			break;
+		n = read(fd, &evs[got], (max - got) * EV_SIZE);
+		t = now_ns();
+		ASSERT_LT(0, n) TH_LOG("read: %s", strerror(errno));
+		ASSERT_EQ(0, n % EV_SIZE);
+		for (i = 0; i < n / (ssize_t)EV_SIZE; i++)
+			check_event(_metadata, &evs[got + i], t);
+		got += n / EV_SIZE;
+		if (got == max)
+			break;
+	}
+	return got;
+}
+
+/* Drain what waits now; returns the number of events read. */
+static int drain(struct __test_metadata *_metadata, int fd,
+		 struct twheel_event *evs, int max)
+{
+	int got = 0;
+
+	while (got < max && wait_in(fd, 0) > 0)
+		got += collect(_metadata, fd, &evs[got], max - got, 1, 0);
+	return got;
+}
+
+/*
+ * Barrier: after it returns, every event of a timer of @fd that fired
+ * before the barrier began (and every event of a timer due @delay_ns after
+ * it began) has been read into @out, which gets all non-sentinel events.
+ *
+ * Sentinel S1 is armed @delay_ns out and waited for.  The wheel may run the
+ * timers of one tick handler pass in any order, so S1 can be read while
+ * callbacks of its pass are still being run; S2, armed after S1 was read,
+ * lands in a later pass, which starts only after that one ended.
+ */
+static int barrier(struct __test_metadata *_metadata, int fd,
+		   uint64_t delay_ns, struct twheel_event *out, int max)
+{
+	struct twheel_event ev[64];
+	int got = 0, stage;
+
+	for (stage = 0; stage < 2; stage++) {
+		uint64_t deadline, s;
+		bool seen = false;
+
+		ASSERT_EQ(0, tw_arm(fd, 0, stage ? 0 : delay_ns, 0, 0,
+				    SENTINEL_COOKIE | stage, &s));
+		deadline = now_ns() + delay_ns + EVENT_WAIT_MS * NSEC_PER_MSEC;
+		while (!seen) {
+			int i, n;
+
+			n = collect(_metadata, fd, ev, 64, 1, ms_until(deadline));
+			ASSERT_LT(0, n) TH_LOG("barrier sentinel %d never fired", stage);
+			for (i = 0; i < n; i++) {
+				if (ev[i].handle == s) {
+					EXPECT_EQ(SENTINEL_COOKIE | stage, ev[i].cookie);
+					seen = true;
+					continue;
+				}
+				ASSERT_LT(got, max) TH_LOG("too many events");
+				out[got++] = ev[i];
+			}
+		}
+	}
+	return got;
+}
+
+/* Wait until every one of @handles has an unread event (query says so). */
+static void wait_events_queued(struct __test_metadata *_metadata, int fd,
+			       const uint64_t *handles, int n)
+{
+	uint64_t deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	int i = 0;
+
+	while (i < n) {
+		struct twheel_query q;
+
+		ASSERT_EQ(0, tw_query(fd, handles[i], &q));
+		if (q.state & TWHEEL_QUERY_EVENT) {
+			i++;
+			continue;
+		}
+		ASSERT_LT(0, ms_until(deadline))
+			TH_LOG("timer %d of %d never fired", i, n);
+		poll_interval();
+	}
+}
+
+static void open_dev(struct __test_metadata *_metadata, int *fd,
+		     struct twheel_api *api)
+{
+	*fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, *fd) TH_LOG("open %s: %s (is twheel.ko loaded?)",
+				 TWHEEL_DEV, strerror(errno));
+	ASSERT_EQ(0, tw_api(*fd, api));
+	ASSERT_EQ(TWHEEL_ABI_VERSION, api->abi_version);
+	ASSERT_EQ(FEATURES_USED, api->features & FEATURES_USED);
+	ASSERT_LT(0, api->tick_ns);
+}
+
+/* A period that is >= 1 tick and at least @ms milliseconds. */
+static uint64_t period_of(const struct twheel_api *api, uint64_t ms)
+{
+	uint64_t p = ms * NSEC_PER_MSEC;
+
+	return p < api->tick_ns ? api->tick_ns : p;
+}
+
+/* ---- the plain fixture: one open file ---------------------------------------- */
+
+FIXTURE(twheel) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_SETUP(twheel)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* ---- TWHEEL_IOC_API ----------------------------------------------------------- */
+
+TEST_F(twheel, api_handshake)
+{
+	struct twheel_api api;
+
+	/* every byte is written by the kernel, whatever was there */
+	memset(&api, 0xa5, sizeof(api));
+	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_API, &api));
+	EXPECT_EQ(TWHEEL_ABI_VERSION, api.abi_version);
+	EXPECT_EQ(sizeof(struct twheel_event), api.event_size);
+	EXPECT_EQ(FEATURES_USED, api.features & FEATURES_USED);
+	EXPECT_LT(0, api.tick_ns);
+	EXPECT_NE(0, api.slots);
+	EXPECT_EQ(0, api.slots & (api.slots - 1))
+		TH_LOG("slots %u is not a power of two", api.slots);
+	EXPECT_LE(4096, api.max_batch);
+	EXPECT_LT(0, api.max_timers_per_fd);
+	EXPECT_NE(0xa5a5a5a5a5a5a5a5ULL, api.max_timers_per_user);
+	TH_LOG("tick %llu ns, %u slots, max_batch %u, per fd %llu, per user %llu",
+	       (unsigned long long)api.tick_ns, api.slots, api.max_batch,
+	       (unsigned long long)api.max_timers_per_fd,
+	       (unsigned long long)api.max_timers_per_user);
+}
+
+/* ---- TWHEEL_IOC_ARM ----------------------------------------------------------- */
+
+/* Handles are non-zero and never reused during the life of the file. */
+TEST_F(twheel, arm_handles_unique)
+{
+	enum { N = 1000 };
+	uint64_t h[N];
+	int i, j;
+
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h[i]));
+		ASSERT_NE(0, h[i]);
+		/* every other one is cancelled right away: its id is free */
+		if (i % 2)
+			ASSERT_EQ(0, tw_cancel(self->fd, h[i], NULL));
+	}
+	for (i = 0; i < N; i++)
+		for (j = i + 1; j < N; j++)
+			ASSERT_NE(h[i], h[j]) TH_LOG("handle %d reused as %d", i, j);
+}
+
+/* The shortest legal period is one tick. */
+TEST_F(twheel, arm_period_one_tick)
+{
+	struct twheel_event ev[16];
+	uint64_t h = 0;
+	uint32_t st;
+	int i, n;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, self->api.tick_ns, self->api.tick_ns,
+			    0, 77, &h));
+	n = collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS);
+	ASSERT_EQ(1, n);
+	n = collect(_metadata, self->fd, ev, 16, 1, EVENT_WAIT_MS);
+	ASSERT_LE(1, n);
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(h, ev[i].handle);
+		EXPECT_EQ(77, ev[i].cookie);
+		EXPECT_TRUE(ev[i].flags & TWHEEL_EVENT_PERIODIC);
+	}
+	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+}
+
+/*
+ * The largest legal values (2^63 - 1 ns) are accepted: relative expiries
+ * saturate, nothing fires, and the timers can be queried and cancelled.
+ */
+TEST_F(twheel, arm_max_values)
+{
+	const uint64_t max = INT64_MAX;
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	uint64_t h[4];
+	int i;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, max, 0, 0, 0, &h[0]));
+	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, max, 0, 0, 1, &h[1]));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, max, max, max, 2, &h[2]));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, NSEC_PER_SEC * 3600, max, max, 3, &h[3]));
+	ASSERT_EQ(0, tw_query(self->fd, h[1], &q));
+	EXPECT_EQ(max, q.expires);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	ASSERT_EQ(0, tw_query(self->fd, h[0], &q));
+	EXPECT_LT(max / 2, q.expires) TH_LOG("relative expiry wrapped");
+	EXPECT_LT(max / 2, q.remaining);
+	ASSERT_EQ(0, tw_query(self->fd, h[2], &q));
+	EXPECT_EQ(max, q.period);
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(0, tw_cancel(self->fd, h[i], NULL));
+}
+
+/* ---- TWHEEL_IOC_CANCEL --------------------------------------------------------- */
+
+TEST_F(twheel, cancel_pending)
+{
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	uint64_t h = 0;
+	uint32_t st = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 50 * NSEC_PER_MSEC, 0, 0, 1, &h));
+	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	EXPECT_EQ(TWHEEL_CANCEL_PENDING, st);
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, h, &st));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+	/* it never fires: nothing but the sentinels after its expiry */
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 100 * NSEC_PER_MSEC, ev, 8));
+}
+
+/* Cancel of a fired, unread one-shot: FIRED, and the event is withdrawn. */
+TEST_F(twheel, cancel_fired_withdraws_event)
+{
+	struct twheel_event ev[8];
+	uint64_t h = 0;
+	uint32_t st = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 2, &h));
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	ASSERT_EQ(1, wait_in(self->fd, 0));
+	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	EXPECT_EQ(TWHEEL_CANCEL_FIRED, st);
+	EXPECT_EQ(0, wait_in(self->fd, 0)) TH_LOG("still readable after cancel");
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, h, &st));
+}
+
+/* A periodic timer's waiting event is withdrawn by cancel as well. */
+TEST_F(twheel, cancel_periodic_with_event)
+{
+	uint64_t p = period_of(&self->api, 5);
+	struct twheel_event ev[8];
+	uint64_t h = 0;
+	uint32_t st = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 3, &h));
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	EXPECT_TRUE(st == TWHEEL_CANCEL_PENDING || st == TWHEEL_CANCEL_FIRED)
+		TH_LOG("status %u", st);
+	EXPECT_EQ(0, wait_in(self->fd, 0));
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 5 * p, ev, 8));
+}
+
+/*
+ * @status is an output.  The DOC block lists the EINVAL causes (unknown
+ * flags, non-zero __reserved, ...); a status left over from a previous call
+ * on the same struct is none of them.
+ */
+TEST_F(twheel, cancel_status_is_output_only)
+{
+	struct twheel_cancel c = { 0 };
+	uint64_t h1 = 0, h2 = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h1));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &h2));
+	c.handle = h1;
+	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+	ASSERT_EQ(TWHEEL_CANCEL_PENDING, c.status);
+	/* the same struct again, as a loop over handles would */
+	c.handle = h2;
+	EXPECT_EQ(0, ioctl(self->fd, TWHEEL_IOC_CANCEL, &c))
+		TH_LOG("cancel with status=%u left from the last call: %s",
+		       c.status, strerror(errno));
+}
+
+/* ---- TWHEEL_IOC_QUERY ---------------------------------------------------------- */
+
+TEST_F(twheel, query_pending_oneshot)
+{
+	const uint64_t d = 10 * NSEC_PER_SEC;
+	struct twheel_query q1, q2;
+	uint64_t h, t0, t1, t2;
+
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_arm(self->fd, 0, d, 0, 0, 0x1234, &h));
+	t1 = now_ns();
+	ASSERT_EQ(0, tw_query(self->fd, h, &q1));
+	t2 = now_ns();
+	EXPECT_EQ(h, q1.handle);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q1.state);
+	EXPECT_EQ(0, q1.period);
+	EXPECT_EQ(0x1234, q1.cookie);
+	EXPECT_EQ(0, q1.flags);
+	EXPECT_LE(t0 + d, q1.expires);
+	EXPECT_GE(t1 + d, q1.expires);
+	EXPECT_LT(0, q1.remaining);
+	EXPECT_GE(d, q1.remaining);
+	EXPECT_LE(q1.expires - t2, q1.remaining);
+	EXPECT_GE(q1.expires - t0, q1.remaining);
+
+	/* remaining counts down */
+	pass_time_until(t2 + 3 * NSEC_PER_MSEC);
+	ASSERT_EQ(0, tw_query(self->fd, h, &q2));
+	EXPECT_EQ(q1.expires, q2.expires);
+	EXPECT_LT(q2.remaining, q1.remaining);
+	EXPECT_LE(3 * NSEC_PER_MSEC, q1.remaining - q2.remaining);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q2));
+}
+
+TEST_F(twheel, query_periodic)
+{
+	uint64_t p = period_of(&self->api, 50);
+	struct twheel_query q;
+	uint64_t h = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 5 * NSEC_PER_SEC, p, 0, ~0ULL, &h));
+	ASSERT_EQ(0, tw_query(self->fd, h, &q));
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	EXPECT_EQ(p, q.period);
+	EXPECT_EQ(~0ULL, q.cookie);
+	EXPECT_LT(0, q.remaining);
+
+	/* with an event waiting it is still pending: it re-armed itself */
+	ASSERT_EQ(0, tw_modify(self->fd, h, 0, 0, p, 0, 5));
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	ASSERT_EQ(0, tw_query(self->fd, h, &q));
+	EXPECT_EQ(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT, q.state);
+	EXPECT_EQ(p, q.period);
+	EXPECT_EQ(5, q.cookie);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+}
+
+/* EVENT while unread, then the one-shot ends when its event is read. */
+TEST_F(twheel, query_event_state)
+{
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t h = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 9, &h));
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	ASSERT_EQ(0, tw_query(self->fd, h, &q));
+	EXPECT_EQ(TWHEEL_QUERY_EVENT, q.state);
+	EXPECT_EQ(0, q.remaining);
+	EXPECT_EQ(9, q.cookie);
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+}
+
+/* Output fields of struct twheel_query are not input: reusing it works. */
+TEST_F(twheel, query_outputs_are_output_only)
+{
+	struct twheel_query q = { 0 };
+	uint64_t h = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 42, &h));
+	q.handle = h;
+	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_QUERY, &q));
+	ASSERT_EQ(42, q.cookie);
+	/* the same struct again, as a polling loop would */
+	EXPECT_EQ(0, ioctl(self->fd, TWHEEL_IOC_QUERY, &q))
+		TH_LOG("second query on the same struct: %s", strerror(errno));
+}
+
+/* ---- TWHEEL_IOC_MODIFY --------------------------------------------------------- */
+
+/* Moved later: it does not fire at the old time, but after the new one. */
+TEST_F(twheel, modify_later)
+{
+	const uint64_t later = 400 * NSEC_PER_MSEC;
+	struct twheel_event ev[8];
+	uint64_t h, s, t0, t1;
+	bool seen_s = false;
+	int i, n;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 1, &h));
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_modify(self->fd, h, 0, later, 0, 0, 2));
+	t1 = now_ns();
+	/* a sentinel between the old and the new expiry comes first */
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 150 * NSEC_PER_MSEC, 0, 0, 3, &s));
+	while (!seen_s) {
+		n = collect(_metadata, self->fd, ev, 8, 1, EVENT_WAIT_MS);
+		ASSERT_LT(0, n);
+		for (i = 0; i < n; i++) {
+			if (ev[i].handle == s) {
+				seen_s = true;
+				continue;
+			}
+			EXPECT_GE(ev[i].expires, t0 + later)
+				TH_LOG("fired at the old expiry");
+			EXPECT_EQ(h, ev[i].handle);
+			goto check_h;	/* already here: check it below */
+		}
+	}
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS));
+	i = 0;
+check_h:
+	EXPECT_EQ(h, ev[i].handle);
+	EXPECT_EQ(2, ev[i].cookie);
+	EXPECT_LE(t0 + later, ev[i].expires);
+	EXPECT_GE(t1 + later, ev[i].expires);
+	EXPECT_LE(ev[i].expires, ev[i].fired);
+}
+
+TEST_F(twheel, modify_earlier)
+{
+	const uint64_t d = 20 * NSEC_PER_MSEC;
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t h, t0, t1;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_modify(self->fd, h, 0, d, 0, 0, 2));
+	t1 = now_ns();
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS))
+		TH_LOG("did not fire after being moved earlier");
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(2, ev.cookie);
+	EXPECT_LE(t0 + d, ev.expires);
+	EXPECT_GE(t1 + d, ev.expires);
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+}
+
+/* Absolute modify, to a time already past: fires at once. */
+TEST_F(twheel, modify_abs_past)
+{
+	struct twheel_event ev;
+	uint64_t h, t;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	t = now_ns() - NSEC_PER_SEC;
+	ASSERT_EQ(0, tw_modify(self->fd, h, TWHEEL_ARM_ABS, t, 0, 0, 7));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(7, ev.cookie);
+	EXPECT_EQ(t, ev.expires);
+}
+
+/* An unread event is withdrawn by modify, as timerfd_settime does. */
+TEST_F(twheel, modify_withdraws_event)
+{
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	uint64_t h = 0;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	ASSERT_EQ(0, tw_modify(self->fd, h, 0, 3600 * NSEC_PER_SEC, 0, 0, 2));
+	EXPECT_EQ(0, wait_in(self->fd, 0)) TH_LOG("event survived modify");
+	ASSERT_EQ(0, tw_query(self->fd, h, &q));
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	EXPECT_EQ(2, q.cookie);
+	EXPECT_LT(3000 * NSEC_PER_SEC, q.remaining);
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
+}
+
+/* Modify may turn a one-shot timer into a periodic one. */
+TEST_F(twheel, modify_to_periodic)
+{
+	uint64_t p = period_of(&self->api, 10);
+	struct twheel_event ev[4];
+	struct twheel_query q;
+	uint64_t h = 0;
+	int i;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	ASSERT_EQ(0, tw_modify(self->fd, h, 0, p, p, 0, 8));
+	ASSERT_EQ(0, tw_query(self->fd, h, &q));
+	EXPECT_EQ(p, q.period);
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, collect(_metadata, self->fd, &ev[i], 1, 1, EVENT_WAIT_MS));
+		EXPECT_EQ(h, ev[i].handle);
+		EXPECT_EQ(8, ev[i].cookie);
+		EXPECT_EQ(TWHEEL_EVENT_PERIODIC, ev[i].flags);
+	}
+	EXPECT_EQ(ev[0].expires + p * (1 + ev[0].overrun), ev[1].expires);
+	/* still alive after its events were read */
+	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+}
+
+/* ---- TWHEEL_IOC_BATCH ----------------------------------------------------------- */
+
+TEST_F(twheel, batch_mixed_ops)
+{
+	struct twheel_batch_op ops[5];
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t far, mod, abs_t;
+	uint32_t done = 0;
+	int i;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &far));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &mod));
+	abs_t = now_ns() + 3600 * NSEC_PER_SEC;
+	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 100);
+	op_arm(&ops[1], TWHEEL_ARM_ABS, abs_t, 0, 101);
+	op_modify(&ops[2], mod, 7200 * NSEC_PER_SEC, 102);
+	op_cancel(&ops[3], far);
+	op_arm(&ops[4], 0, 0, 0, 104);
+	ASSERT_EQ(5, tw_batch(self->fd, ops, 5, &done));
+	EXPECT_EQ(5, done);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(0, ops[i].result) TH_LOG("record %d", i);
+	EXPECT_NE(0, ops[0].handle);
+	EXPECT_NE(0, ops[1].handle);
+	EXPECT_NE(ops[0].handle, ops[1].handle);
+	EXPECT_NE(far, ops[0].handle);
+	EXPECT_NE(mod, ops[1].handle);
+	/* the records' inputs are left alone */
+	EXPECT_EQ(TWHEEL_OP_MODIFY, ops[2].op);
+	EXPECT_EQ(mod, ops[2].handle);
+	EXPECT_EQ(far, ops[3].handle);
+
+	ASSERT_EQ(0, tw_query(self->fd, ops[0].handle, &q));
+	EXPECT_EQ(100, q.cookie);
+	ASSERT_EQ(0, tw_query(self->fd, ops[1].handle, &q));
+	EXPECT_EQ(101, q.cookie);
+	EXPECT_EQ(abs_t, q.expires);
+	ASSERT_EQ(0, tw_query(self->fd, mod, &q));
+	EXPECT_EQ(102, q.cookie);
+	EXPECT_LT(3600 * NSEC_PER_SEC, q.remaining);
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, far, &q));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(ops[4].handle, ev.handle);
+	EXPECT_EQ(104, ev.cookie);
+}
+
+/* Failing records in the middle: the others are processed, each gets its result. */
+TEST_F(twheel, batch_bad_records_in_middle)
+{
+	struct twheel_batch_op ops[10];
+	struct twheel_query q;
+	uint64_t live;
+	uint32_t done = 0;
+	int i;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &live));
+	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 10);
+	op_arm(&ops[1], 0, 3600 * NSEC_PER_SEC, 0, 11);
+	ops[1].op = 0;					/* unknown operation */
+	op_arm(&ops[2], 1U << 1, 3600 * NSEC_PER_SEC, 0, 12);	/* unknown flag */
+	op_cancel(&ops[3], 0xdead00000000beefULL);	/* unknown handle */
+	op_modify(&ops[4], 0xdead00000000beefULL, NSEC_PER_SEC, 14);
+	op_cancel(&ops[5], live);
+	ops[5].flags = TWHEEL_ARM_ABS;			/* no flags for CANCEL */
+	op_arm(&ops[6], 0, NSEC_PER_SEC, self->api.tick_ns - 1, 16); /* period < tick */
+	op_arm(&ops[7], 0, 3600 * NSEC_PER_SEC, 0, 17);
+	op_arm(&ops[8], 0, 3600 * NSEC_PER_SEC, 0, 18);
+	ops[8].op = 99;					/* unknown operation */
+	op_arm(&ops[9], 0, 1ULL << 63, 0, 19);		/* negative expiry */
+
+	ASSERT_EQ(10, tw_batch(self->fd, ops, 10, &done));
+	EXPECT_EQ(10, done);
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(-EINVAL, ops[1].result);
+	EXPECT_EQ(-EINVAL, ops[2].result);
+	EXPECT_EQ(-ENOENT, ops[3].result);
+	EXPECT_EQ(-ENOENT, ops[4].result);
+	EXPECT_EQ(-EINVAL, ops[5].result);
+	EXPECT_EQ(-EINVAL, ops[6].result);
+	EXPECT_EQ(0, ops[7].result);
+	EXPECT_EQ(-EINVAL, ops[8].result);
+	EXPECT_EQ(-EINVAL, ops[9].result);
+
+	ASSERT_EQ(0, tw_query(self->fd, ops[0].handle, &q));
+	EXPECT_EQ(10, q.cookie);
+	ASSERT_EQ(0, tw_query(self->fd, ops[7].handle, &q));
+	EXPECT_EQ(17, q.cookie);
+	/* the failed CANCEL left its timer alone */
+	ASSERT_EQ(0, tw_query(self->fd, live, &q));
+	EXPECT_EQ(1, q.cookie);
+	for (i = 0; i < 10; i++)
+		EXPECT_NE(POISON, ops[i].result);
+}
+
+/*
+ * The ops array runs into an unmapped page: the batch stops at the first
+ * record it cannot read, returns how many it processed, and the records
+ * before were written back.  @straddle: that record crosses the page end.
+ */
+static void batch_partial_fault(struct __test_metadata *_metadata, int fd,
+				bool straddle)
+{
+	const uint32_t k = 5, count = 9;
+	struct twheel_batch_op *ops;
+	struct twheel_batch b;
+	struct twheel_query q;
+	long psz = page_size();
+	char *map;
+	uint32_t i;
+	int ret;
+
+	map = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + psz, psz));
+	ops = (struct twheel_batch_op *)(map + psz - k * sizeof(*ops) -
+					 (straddle ? 24 : 0));
+	for (i = 0; i < k; i++)
+		op_arm(&ops[i], 0, 3600 * NSEC_PER_SEC, 0, 500 + i);
+	if (straddle) {
+		/* the readable part of record k: op, flags, handle */
+		ops[k].op = TWHEEL_OP_ARM;
+		ops[k].flags = 0;
+		ops[k].handle = 0x1111;
+	}
+
+	memset(&b, 0, sizeof(b));
+	b.ops = (uintptr_t)ops;
+	b.count = count;
+	ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
+	ASSERT_EQ(k, ret) TH_LOG("ioctl: %d (%s)", ret, strerror(errno));
+	EXPECT_EQ(k, b.done);
+	for (i = 0; i < k; i++) {
+		EXPECT_EQ(0, ops[i].result) TH_LOG("record %u", i);
+		ASSERT_EQ(0, tw_query(fd, ops[i].handle, &q)) TH_LOG("record %u", i);
+		EXPECT_EQ(500 + i, q.cookie);
+	}
+	if (straddle) {
+		EXPECT_EQ(TWHEEL_OP_ARM, ops[k].op);
+		EXPECT_EQ(0x1111, ops[k].handle);
+	}
+	munmap(map, psz);
+}
+
+TEST_F(twheel, batch_partial_fault_page)
+{
+	batch_partial_fault(_metadata, self->fd, false);
+}
+
+TEST_F(twheel, batch_partial_fault_straddle)
+{
+	batch_partial_fault(_metadata, self->fd, true);
+}
+
+TEST_F(twheel, batch_e2big)
+{
+	uint32_t n = self->api.max_batch + 1, i;
+	struct twheel_batch_op *ops = calloc(n, sizeof(*ops));
+	struct twheel_batch b;
+	struct twheel_event ev[8];
+
+	ASSERT_TRUE(ops != NULL);
+	for (i = 0; i < n; i++)
+		op_arm(&ops[i], 0, 0, 0, i);
+	memset(&b, 0, sizeof(b));
+	b.ops = (uintptr_t)ops;
+	b.count = n;
+	EXPECT_EQ(-1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
+	EXPECT_EQ(E2BIG, errno);
+	EXPECT_EQ(0, b.done);
+	b.count = UINT32_MAX;
+	EXPECT_EQ(-1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
+	EXPECT_EQ(E2BIG, errno);
+	/* nothing was processed */
+	EXPECT_EQ(POISON, ops[0].result);
+	EXPECT_EQ(POISON, ops[n - 1].result);
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
+	free(ops);
+}
+
+/* Exactly max_batch records are accepted. */
+TEST_F(twheel, batch_max_count)
+{
+	uint32_t n = self->api.max_batch, i, done = 0;
+	struct twheel_batch_op *ops = calloc(n, sizeof(*ops));
+
+	ASSERT_TRUE(ops != NULL);
+	for (i = 0; i < n; i++)
+		op_cancel(&ops[i], 0xffffffff00000000ULL | i);
+	ASSERT_EQ(n, tw_batch(self->fd, ops, n, &done));
+	EXPECT_EQ(n, done);
+	for (i = 0; i < n; i++)
+		if (ops[i].result != -ENOENT)
+			break;
+	EXPECT_EQ(n, i) TH_LOG("record %u: result %lld", i,
+			       i < n ? (long long)ops[i].result : 0);
+	free(ops);
+}
+
+TEST_F(twheel, batch_count_zero)
+{
+	struct twheel_batch_op op;
+	uint32_t done = 7;
+
+	op_arm(&op, 0, 0, 0, 1);
+	EXPECT_EQ(0, tw_batch(self->fd, &op, 0, &done));
+	EXPECT_EQ(0, done);
+	EXPECT_EQ(POISON, op.result);
+}
+
+/* @done is an output: a struct twheel_batch can be reused for the next batch. */
+TEST_F(twheel, batch_done_is_output_only)
+{
+	struct twheel_batch_op op;
+	struct twheel_batch b;
+
+	op_arm(&op, 0, 3600 * NSEC_PER_SEC, 0, 1);
+	memset(&b, 0, sizeof(b));
+	b.ops = (uintptr_t)&op;
+	b.count = 1;
+	ASSERT_EQ(1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
+	ASSERT_EQ(1, b.done);
+	op_arm(&op, 0, 3600 * NSEC_PER_SEC, 0, 2);
+	EXPECT_EQ(1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b))
+		TH_LOG("second batch with done=%u left from the first: %s",
+		       b.done, strerror(errno));
+}
+
+/* ---- read() ---------------------------------------------------------------------- */
+
+TEST_F(twheel, read_short_buffer_einval)
+{
+	struct twheel_event ev[2];
+	uint64_t h = 0;
+
+	EXPECT_EQ(-1, read(self->fd, ev, EV_SIZE - 1));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, read(self->fd, ev, 0));
+	EXPECT_EQ(EINVAL, errno);
+	/* also while an event waits, which stays */
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	EXPECT_EQ(-1, read(self->fd, ev, EV_SIZE - 1));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 2, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev[0].handle);
+}
+
+TEST_F(twheel, read_nonblock_eagain)
+{
+	struct twheel_event ev;
+	uint64_t h = 0;
+	int fd = open(TWHEEL_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
+
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	/* a pending timer is no event */
+	ASSERT_EQ(0, tw_arm(fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	/* and an event that waits is returned */
+	ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, 2, &h));
+	wait_events_queued(_metadata, fd, &h, 1);
+	ASSERT_EQ(EV_SIZE, read(fd, &ev, sizeof(ev)));
+	EXPECT_EQ(h, ev.handle);
+	/* O_NONBLOCK set later with fcntl() counts too */
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EAGAIN, errno);
+	close(fd);
+}
+
+static void sigalrm_nop(int sig)
+{
+	(void)sig;
+}
+
+/* A blocking read() sleeps until the timer fires and returns its event. */
+TEST_F(twheel, read_blocking_wakes_on_fire)
+{
+	const uint64_t d = 100 * NSEC_PER_MSEC;
+	struct sigaction sa = { .sa_handler = sigalrm_nop };
+	struct twheel_event ev[4];
+	uint64_t h, t0, t1;
+	ssize_t n;
+
+	/* a bound on the read: SIGALRM without SA_RESTART gives EINTR */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_arm(self->fd, 0, d, 0, 0, 5, &h));
+	alarm(EVENT_WAIT_MS / 1000);
+	n = read(self->fd, ev, sizeof(ev));
+	alarm(0);
+	t1 = now_ns();
+	ASSERT_EQ(EV_SIZE, n) TH_LOG("read: %s", strerror(errno));
+	check_event(_metadata, &ev[0], t1);
+	EXPECT_EQ(h, ev[0].handle);
+	EXPECT_EQ(5, ev[0].cookie);
+	EXPECT_LE(t0 + d, t1) TH_LOG("read returned before the expiry");
+}
+
+/* A large buffer gets every waiting event, a partial one only whole events. */
+TEST_F(twheel, read_whole_events)
+{
+	enum { N = 10 };
+	struct twheel_event ev[64];
+	uint64_t h[N];
+	bool seen[N] = { 0 };
+	ssize_t n;
+	int i, j;
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, i, &h[i]));
+	wait_events_queued(_metadata, self->fd, h, N);
+	/* 2.5 events of room: two whole events */
+	n = read(self->fd, ev, 2 * EV_SIZE + EV_SIZE / 2);
+	ASSERT_EQ(2 * EV_SIZE, n);
+	n = read(self->fd, &ev[2], sizeof(ev) - 2 * EV_SIZE);
+	ASSERT_EQ((N - 2) * EV_SIZE, n);
+	for (i = 0; i < N; i++) {
+		check_event(_metadata, &ev[i], now_ns());
+		ASSERT_GT(N, ev[i].cookie);
+		j = ev[i].cookie;
+		EXPECT_FALSE(seen[j]) TH_LOG("event %d twice", j);
+		seen[j] = true;
+		EXPECT_EQ(h[j], ev[i].handle);
+	}
+	EXPECT_EQ(0, wait_in(self->fd, 0));
+}
+
+/* A read() that cannot write its buffer fails with EFAULT; no event is lost. */
+TEST_F(twheel, read_efault_keeps_events)
+{
+	enum { N = 3 };
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	uint64_t h[N];
+	bool seen[N] = { 0 };
+	void *volatile null_buf = NULL;
+	void *bad;
+	int i;
+
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, i, &h[i]));
+	wait_events_queued(_metadata, self->fd, h, N);
+	bad = unmapped_page();
+	ASSERT_TRUE(bad != NULL);
+	EXPECT_EQ(-1, read(self->fd, bad, 8 * EV_SIZE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, read(self->fd, null_buf, 8 * EV_SIZE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(1, wait_in(self->fd, 0));
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, tw_query(self->fd, h[i], &q));
+		EXPECT_EQ(TWHEEL_QUERY_EVENT, q.state);
+	}
+	ASSERT_EQ(N, collect(_metadata, self->fd, ev, 8, N, EVENT_WAIT_MS));
+	for (i = 0; i < N; i++) {
+		ASSERT_GT(N, ev[i].cookie);
+		EXPECT_FALSE(seen[ev[i].cookie]);
+		seen[ev[i].cookie] = true;
+		EXPECT_EQ(h[ev[i].cookie], ev[i].handle);
+	}
+	EXPECT_EQ(0, drain(_metadata, self->fd, ev, 8));
+}
+
+/*
+ * The buffer ends in an unmapped page part-way through the events: what
+ * read() cannot copy stays queued.  Every event is read exactly once over
+ * this read() and the next ones, whatever the first one returned.
+ */
+TEST_F(twheel, read_efault_partway_keeps_events)
+{
+	enum { N = 100, FIT = 70 };
+	struct twheel_event ev[N];
+	struct twheel_batch_op ops[N];
+	const long psz = page_size();
+	const size_t len = N * EV_SIZE, maplen = len + 2 * psz;
+	/* FIT whole events and half of the next one are writable */
+	const size_t good = FIT * EV_SIZE + EV_SIZE / 2;
+	const size_t end = (good + psz - 1) / psz * psz;
+	bool seen[N] = { 0 };
+	uint64_t hs[N];
+	int i, got = 0;
+	uint32_t done;
+	char *map, *buf;
+	ssize_t n;
+
+	for (i = 0; i < N; i++)
+		op_arm(&ops[i], 0, 0, 0, i);
+	ASSERT_EQ(N, tw_batch(self->fd, ops, N, &done));
+	for (i = 0; i < N; i++)
+		hs[i] = ops[i].handle;
+	wait_events_queued(_metadata, self->fd, hs, N);
+
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_EQ(0, munmap(map + end, maplen - end));
+	buf = map + end - good;
+	n = read(self->fd, buf, len);
+	TH_LOG("read() with room for %d.5 events returned %zd", FIT, n);
+	if (n < 0) {
+		EXPECT_EQ(EFAULT, errno);
+	} else {
+		EXPECT_EQ(0, n % EV_SIZE);
+		EXPECT_GE(FIT * EV_SIZE, n);
+		got = n / EV_SIZE;
+		memcpy(ev, buf, got * EV_SIZE);
+	}
+	got += collect(_metadata, self->fd, &ev[got], N - got, N - got, EVENT_WAIT_MS);
+	EXPECT_EQ(N, got);
+	for (i = 0; i < got; i++) {
+		check_event(_metadata, &ev[i], now_ns());
+		ASSERT_GT(N, ev[i].cookie);
+		EXPECT_FALSE(seen[ev[i].cookie]) TH_LOG("event %d twice", (int)ev[i].cookie);
+		seen[ev[i].cookie] = true;
+		EXPECT_EQ(ops[ev[i].cookie].handle, ev[i].handle);
+	}
+	munmap(map, end);
+}
+
+/*
+ * A periodic timer's event that read() could not copy is kept, and the
+ * expirations it missed meanwhile are merged into it: the expiry of the
+ * event after it still moves by exactly (1 + overrun) periods.
+ */
+TEST_F(twheel, read_efault_periodic_keeps_count)
+{
+	uint64_t p = period_of(&self->api, 5);
+	struct twheel_event ev[2];
+	uint64_t h, t0, t1;
+	void *bad;
+
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 1, &h));
+	t1 = now_ns();
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	bad = unmapped_page();
+	ASSERT_TRUE(bad != NULL);
+	EXPECT_EQ(-1, read(self->fd, bad, sizeof(ev)));
+	EXPECT_EQ(EFAULT, errno);
+	pass_time_until(now_ns() + 4 * p);	/* let it expire meanwhile */
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev[0], 1, 1, EVENT_WAIT_MS));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev[1], 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev[0].handle);
+	EXPECT_EQ(h, ev[1].handle);
+	/* the first expiry was kept, not replaced by a later one */
+	EXPECT_LE(t0 + p, ev[0].expires);
+	EXPECT_GE(t1 + p, ev[0].expires);
+	EXPECT_EQ(ev[0].expires + p * (1 + ev[0].overrun), ev[1].expires);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+}
+
+/* A signal ends a blocking read() with EINTR; nothing is lost. */
+TEST_F(twheel, read_blocking_interrupted)
+{
+	struct sigaction sa = { .sa_handler = sigalrm_nop };
+	struct twheel_event ev;
+	uint64_t h;
+
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));	/* no SA_RESTART */
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	alarm(1);
+	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(EINTR, errno);
+	alarm(0);
+	ASSERT_EQ(0, tw_modify(self->fd, h, 0, 0, 0, 0, 2));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(2, ev.cookie);
+}
+
+/* ---- one-shot delivery ---------------------------------------------------------- */
+
+TEST_F(twheel, oneshot_relative)
+{
+	enum { N = 16 };
+	struct twheel_event ev[N];
+	uint64_t h[N], t0[N], t1[N], rel[N];
+	bool seen[N] = { 0 };
+	struct twheel_query q;
+	int i, j;
+
+	for (i = 0; i < N; i++) {
+		rel[i] = (i + 1) * 5 * NSEC_PER_MSEC;
+		t0[i] = now_ns();
+		/* half of them with slack: still never early */
+		ASSERT_EQ(0, tw_arm(self->fd, 0, rel[i], 0,
+				    i % 2 ? 3 * NSEC_PER_MSEC : 0, 1000 + i, &h[i]));
+		t1[i] = now_ns();
+	}
+	ASSERT_EQ(N, collect(_metadata, self->fd, ev, N, N, EVENT_WAIT_MS));
+	for (i = 0; i < N; i++) {
+		ASSERT_LE(1000, ev[i].cookie);
+		ASSERT_GT(1000 + N, ev[i].cookie);
+		j = ev[i].cookie - 1000;
+		EXPECT_FALSE(seen[j]);
+		seen[j] = true;
+		EXPECT_EQ(h[j], ev[i].handle);
+		EXPECT_EQ(0, ev[i].flags);
+		EXPECT_LE(t0[j] + rel[j], ev[i].expires);
+		EXPECT_GE(t1[j] + rel[j], ev[i].expires);
+		EXPECT_LE(t0[j] + rel[j], ev[i].fired);
+	}
+	/* read: the one-shot timers are gone */
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(-ENOENT, tw_query(self->fd, h[i], &q));
+	EXPECT_EQ(0, wait_in(self->fd, 0));
+}
+
+TEST_F(twheel, oneshot_absolute)
+{
+	enum { N = 8 };
+	struct twheel_event ev[N];
+	uint64_t h[N], at[N], base = now_ns();
+	bool seen[N] = { 0 };
+	int i, j;
+
+	for (i = 0; i < N; i++) {
+		at[i] = base + (i + 1) * 7 * NSEC_PER_MSEC + i;
+		ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[i], 0, 0, i, &h[i]));
+	}
+	ASSERT_EQ(N, collect(_metadata, self->fd, ev, N, N, EVENT_WAIT_MS));
+	for (i = 0; i < N; i++) {
+		ASSERT_GT(N, ev[i].cookie);
+		j = ev[i].cookie;
+		EXPECT_FALSE(seen[j]);
+		seen[j] = true;
+		EXPECT_EQ(h[j], ev[i].handle);
+		EXPECT_EQ(at[j], ev[i].expires);
+		EXPECT_LE(at[j], ev[i].fired);
+	}
+}
+
+/* An expiry in the past (absolute or relative 0) fires promptly. */
+TEST_F(twheel, oneshot_past_fires_promptly)
+{
+	struct twheel_event ev[4];
+	uint64_t h[4], t0, t1, at[4];
+	bool seen[4] = { 0 };
+	int i, j;
+
+	t0 = now_ns();
+	at[0] = 1;				/* the dawn of CLOCK_MONOTONIC */
+	at[1] = t0 - NSEC_PER_SEC;
+	at[2] = t0;
+	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[0], 0, 0, 0, &h[0]));
+	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[1], 0, 0, 1, &h[1]));
+	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[2], 0, 0, 2, &h[2]));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 3, &h[3]));
+	/* promptly: well within 2 s even under TCG */
+	ASSERT_EQ(4, collect(_metadata, self->fd, ev, 4, 4, 2000));
+	t1 = now_ns();
+	TH_LOG("4 past timers delivered %llu us after arming",
+	       (unsigned long long)(t1 - t0) / 1000);
+	for (i = 0; i < 4; i++) {
+		ASSERT_GT(4, ev[i].cookie);
+		j = ev[i].cookie;
+		EXPECT_FALSE(seen[j]);
+		seen[j] = true;
+		EXPECT_EQ(h[j], ev[i].handle);
+		if (j < 3)
+			EXPECT_EQ(at[j], ev[i].expires);
+		EXPECT_LE(t0, ev[i].fired);
+	}
+}
+
+/* ---- periodic delivery ---------------------------------------------------------- */
+
+/*
+ * Events keep coming, and between two consecutive events the expiry moves
+ * by exactly (1 + overrun) periods: every expiration is either an event
+ * or counted in one.
+ */
+TEST_F(twheel, periodic_delivery)
+{
+	enum { N = 6 };
+	uint64_t p = period_of(&self->api, 20);
+	struct twheel_event ev[N];
+	uint64_t h, t0, t1;
+	uint32_t st;
+	int i;
+
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 0xc0c0, &h));
+	t1 = now_ns();
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(1, collect(_metadata, self->fd, &ev[i], 1, 1, EVENT_WAIT_MS))
+			TH_LOG("periodic event %d missing", i);
+		EXPECT_EQ(h, ev[i].handle);
+		EXPECT_EQ(0xc0c0, ev[i].cookie);
+		EXPECT_EQ(TWHEEL_EVENT_PERIODIC, ev[i].flags);
+		if (i)
+			EXPECT_EQ(ev[i - 1].expires + p * (1 + ev[i - 1].overrun),
+				  ev[i].expires) TH_LOG("event %d", i);
+	}
+	EXPECT_LE(t0 + p, ev[0].expires);
+	EXPECT_GE(t1 + p, ev[0].expires);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+}
+
+/* Not reading for several periods: the next event carries an overrun. */
+TEST_F(twheel, periodic_overrun)
+{
+	uint64_t p = period_of(&self->api, 10);
+	struct twheel_event ev[2];
+	uint64_t h, t0, tb, ta;
+
+	t0 = now_ns();
+	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 1, &h));
+	pass_time_until(t0 + 12 * p);	/* leave it unread on purpose */
+	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS));
+	tb = now_ns();
+	ASSERT_EQ(EV_SIZE, read(self->fd, &ev[0], EV_SIZE));
+	ta = now_ns();
+	check_event(_metadata, &ev[0], ta);
+	EXPECT_EQ(h, ev[0].handle);
+	EXPECT_LT(0, ev[0].overrun) TH_LOG("no overrun after 12 periods unread");
+	TH_LOG("overrun %llu", (unsigned long long)ev[0].overrun);
+
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev[1], 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev[1].handle);
+	EXPECT_EQ(ev[0].expires + p * (1 + ev[0].overrun), ev[1].expires);
+	/* the merged expirations all came before the read took the event... */
+	EXPECT_GE(ta + p, ev[1].expires);
+	/* ...and the next event fired after it */
+	EXPECT_LE(tb, ev[1].fired);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+}
+
+TEST_F(twheel, periodic_cancel_stops)
+{
+	uint64_t p = period_of(&self->api, 10);
+	struct twheel_event ev[16];
+	struct twheel_query q;
+	uint64_t h = 0;
+	uint32_t st = 0;
+	int i, n;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 1, &h));
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS));
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS));
+	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	EXPECT_TRUE(st == TWHEEL_CANCEL_PENDING || st == TWHEEL_CANCEL_FIRED);
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+	n = barrier(_metadata, self->fd, 5 * p, ev, 16);
+	for (i = 0; i < n; i++)
+		EXPECT_NE(h, ev[i].handle) TH_LOG("event after cancel");
+	EXPECT_EQ(0, n);
+}
+
+/* ---- exactly once, at scale -------------------------------------------------------- */
+
+TEST_F_TIMEOUT(twheel, exactly_once_100k, 180)
+{
+	enum { N = 100000, B = 4096, RBUF = 4096 };
+	const uint64_t lead = 200 * NSEC_PER_MSEC, spread = 500 * NSEC_PER_MSEC;
+	struct twheel_batch_op *ops = calloc(B, sizeof(*ops));
+	struct twheel_event *evs = calloc(RBUF, sizeof(*evs));
+	uint64_t *expires = calloc(N, sizeof(*expires));
+	uint64_t *handles = calloc(N, sizeof(*handles));
+	unsigned char *seen = calloc(N, 1);
+	uint64_t base, deadline, t_armed, max_late = 0;
+	long dup = 0, early = 0, wrong = 0, got = 0;
+	struct epoll_event e = { .events = EPOLLIN };
+	struct twheel_query q;
+	int efd, i;
+
+	ASSERT_TRUE(ops && evs && expires && handles && seen);
+	ASSERT_LE(B, self->api.max_batch);
+	base = now_ns() + lead;
+	for (i = 0; i < N; i += B) {
+		int n = N - i < B ? N - i : B, j;
+		uint32_t done = 0;
+
+		for (j = 0; j < n; j++) {
+			/* a fixed scatter of the expiries over the spread */
+			uint64_t k = ((uint64_t)(i + j) * 7919) % N;
+
+			expires[i + j] = base + k * spread / N;
+			op_arm(&ops[j], TWHEEL_ARM_ABS, expires[i + j], 0, i + j);
+		}
+		ASSERT_EQ(n, tw_batch(self->fd, ops, n, &done));
+		ASSERT_EQ(n, done);
+		for (j = 0; j < n; j++) {
+			ASSERT_EQ(0, ops[j].result) TH_LOG("record %d", i + j);
+			handles[i + j] = ops[j].handle;
+		}
+	}
+	t_armed = now_ns();
+	TH_LOG("armed %d timers in %llu ms", N,
+	       (unsigned long long)(t_armed - base + lead) / NSEC_PER_MSEC);
+
+	efd = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, epoll_ctl(efd, EPOLL_CTL_ADD, self->fd, &e));
+	deadline = (t_armed > base + spread ? t_armed : base + spread) +
+		   60 * NSEC_PER_SEC;
+	while (got < N && now_ns() < deadline) {
+		ssize_t n;
+		uint64_t t;
+		int r, k;
+
+		r = epoll_wait(efd, &e, 1, 1000);
+		if (r < 0 && errno == EINTR)
+			continue;
+		ASSERT_LE(0, r);
+		if (!r)
+			continue;
+		n = read(self->fd, evs, RBUF * EV_SIZE);
+		t = now_ns();
+		ASSERT_LT(0, n) TH_LOG("read: %s", strerror(errno));
+		ASSERT_EQ(0, n % EV_SIZE);
+		for (k = 0; k < n / (ssize_t)EV_SIZE; k++) {
+			struct twheel_event *ev = &evs[k];
+			uint64_t c = ev->cookie;
+
+			if (c >= N) {
+				if (wrong++ < 5)
+					TH_LOG("unknown cookie %llu", (unsigned long long)c);
+				continue;
+			}
+			if (seen[c]++) {
+				if (dup++ < 5)
+					TH_LOG("timer %llu delivered twice", (unsigned long long)c);
+				continue;
+			}
+			got++;
+			if (ev->fired < ev->expires || ev->expires != expires[c] ||
+			    ev->fired > t) {
+				if (early++ < 5)
+					TH_LOG("timer %llu: expires %llu (armed %llu) fired %llu",
+					       (unsigned long long)c,
+					       (unsigned long long)ev->expires,
+					       (unsigned long long)expires[c],
+					       (unsigned long long)ev->fired);
+			} else if (ev->fired - ev->expires > max_late) {
+				max_late = ev->fired - ev->expires;
+			}
+			if (ev->handle != handles[c] || ev->flags || ev->overrun) {
+				if (wrong++ < 5)
+					TH_LOG("timer %llu: handle %#llx flags %u overrun %llu",
+					       (unsigned long long)c,
+					       (unsigned long long)ev->handle,
+					       ev->flags, (unsigned long long)ev->overrun);
+			}
+		}
+	}
+	if (got < N) {
+		for (i = 0; i < N; i++)
+			if (!seen[i])
+				break;
+		TH_LOG("%ld of %d timers missing, first: %d (expires %llu)",
+		       N - got, N, i, (unsigned long long)expires[i]);
+	}
+	TH_LOG("max lateness %llu us", (unsigned long long)max_late / 1000);
+	EXPECT_EQ(0, dup);
+	EXPECT_EQ(0, early);
+	EXPECT_EQ(0, wrong);
+	EXPECT_EQ(N, got);
+	/* and nothing more: every timer was read, so every one-shot is gone */
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, handles[0], &q));
+	close(efd);
+	free(seen);
+	free(handles);
+	free(expires);
+	free(evs);
+	free(ops);
+}
+
+/* ---- limits: ENOSPC ------------------------------------------------------------------ */
+
+/*
+ * Filling a limit takes hundreds of thousands of arms: the tests measure
+ * the arm rate on the first part and skip when the rest would take longer
+ * than this (the debug kernel with lockdep and KASAN arms ~4k timers/s).
+ */
+#define ENOSPC_FILL_BUDGET_MS	30000
+#define ENOSPC_PROBE		16384
+
+/*
+ * Arm @n far-away one-shot timers on @fd in batches; returns the handle of
+ * the last one.  With @probe, arm that many first and return 0 without
+ * arming the rest if they would take more than ENOSPC_FILL_BUDGET_MS.
+ */
+static uint64_t fill(struct __test_metadata *_metadata, int fd,
+		     const struct twheel_api *api, uint64_t n, uint64_t probe)
+{
+	uint32_t b = api->max_batch < 65536 ? api->max_batch : 65536;
+	struct twheel_batch_op *ops = calloc(b, sizeof(*ops));
+	uint64_t last = 0, t0 = now_ns(), total = n;
+
+	ASSERT_TRUE(ops != NULL);
+	while (n) {
+		uint32_t k = n < b ? n : b, i, done = 0;
+
+		if (probe && k > 4096)	/* small batches until the probe decides */
+			k = 4096;
+		for (i = 0; i < k; i++)
+			op_arm(&ops[i], 0, 3600 * NSEC_PER_SEC, 0, i);
+		ASSERT_EQ(k, tw_batch(fd, ops, k, &done));
+		for (i = 0; i < k; i++)
+			ASSERT_EQ(0, ops[i].result)
+				TH_LOG("record %u: %s", i, strerror(-ops[i].result));
+		last = ops[k - 1].handle;
+		n -= k;
+		if (probe && total - n >= probe) {
+			uint64_t ms = (now_ns() - t0) / NSEC_PER_MSEC;
+
+			probe = 0;
+			if (ms * n / (total - n) > ENOSPC_FILL_BUDGET_MS) {
+				TH_LOG("%llu arms took %llu ms: %llu more would take too long",
+				       (unsigned long long)(total - n),
+				       (unsigned long long)ms, (unsigned long long)n);
+				free(ops);
+				return 0;
+			}
+		}
+	}
+	TH_LOG("armed %llu timers in %llu ms", (unsigned long long)total,
+	       (unsigned long long)(now_ns() - t0) / NSEC_PER_MSEC);
+	free(ops);
+	return last;
+}
+
+/*
+ * The per-user limit counts the timers of all files of the user: once it is
+ * reached every file of the user gets ENOSPC (the single ioctl and each
+ * batch record, without stopping the batch), and timers freed by cancel,
+ * by reading a one-shot's event or by closing a file make room again.
+ */
+TEST_F_TIMEOUT(twheel, enospc_per_user, 300)
+{
+	uint64_t lim = self->api.max_timers_per_user;
+	struct twheel_batch_op ops[4];
+	struct twheel_event ev;
+	uint64_t h2[10], h, last;
+	uint32_t done;
+	int fd2, i;
+
+	if (!lim)
+		SKIP(return, "no per-user limit");
+	if (lim < 20)
+		SKIP(return, "per-user limit %llu: too small for this test",
+		     (unsigned long long)lim);
+	if (lim > self->api.max_timers_per_fd)
+		SKIP(return, "the per-file limit (%llu) is below the per-user one",
+		     (unsigned long long)self->api.max_timers_per_fd);
+	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+
+	last = fill(_metadata, self->fd, &self->api, lim - 10, ENOSPC_PROBE);
+	if (!last)
+		SKIP(return, "filling the per-user limit (%llu) is too slow here; load twheel with a smaller max_timers_per_user",
+		     (unsigned long long)lim);
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h2[i]));
+	/* the user is at the limit, on both files */
+	EXPECT_EQ(-ENOSPC, tw_arm(fd2, 0, 0, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, self->api.tick_ns, 0, 1, &h));
+	/* a batch goes on past ENOSPC; a cancel in it makes room for one */
+	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 1);
+	op_cancel(&ops[1], last);
+	op_arm(&ops[2], 0, 0, 0, 2);
+	op_arm(&ops[3], 0, 3600 * NSEC_PER_SEC, 0, 3);
+	ASSERT_EQ(4, tw_batch(self->fd, ops, 4, &done));
+	EXPECT_EQ(4, done);
+	EXPECT_EQ(-ENOSPC, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(0, ops[2].result);
+	EXPECT_EQ(-ENOSPC, ops[3].result);
+	/* reading the one-shot's event ends it and frees its place */
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(ops[2].handle, ev.handle);
+	ASSERT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, 4, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(fd2, 0, 0, 0, 0, 5, &h));
+	/* cancel frees a place */
+	ASSERT_EQ(0, tw_cancel(fd2, h2[0], NULL));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 6, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 7, &h));
+	/* closing fd2 gives its 10 places back to the user */
+	ASSERT_EQ(0, close(fd2));
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h))
+			TH_LOG("place %d of the closed file not given back", i);
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 8, &h));
+}
+
+/* The per-file limit, where it is below the per-user one. */
+TEST_F_TIMEOUT(twheel, enospc_per_fd, 300)
+{
+	uint64_t lim = self->api.max_timers_per_fd;
+	uint64_t h, last;
+	int fd2;
+
+	if (self->api.max_timers_per_user && self->api.max_timers_per_user <= lim)
+		SKIP(return, "the per-user limit (%llu) is reached first",
+		     (unsigned long long)self->api.max_timers_per_user);
+	last = fill(_metadata, self->fd, &self->api, lim, ENOSPC_PROBE);
+	if (!last)
+		SKIP(return, "filling the per-file limit (%llu) is too slow here; load twheel with a smaller max_timers_per_fd",
+		     (unsigned long long)lim);
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	/* another file of the same user still has room */
+	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	EXPECT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &h));
+	close(fd2);
+	ASSERT_EQ(0, tw_cancel(self->fd, last, NULL));
+	EXPECT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 3, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 4, &h));
+}
+
+/* ---- poll / epoll ------------------------------------------------------------------ */
+
+TEST_F(twheel, epoll_level_triggered)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	struct twheel_event ev;
+	uint64_t far, h, h2;
+	int efd = epoll_create1(EPOLL_CLOEXEC);
+
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, epoll_ctl(efd, EPOLL_CTL_ADD, self->fd, &e));
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	/* a pending timer is no event */
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &far));
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0, 2, &h));
+	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(EPOLLIN, e.events & (EPOLLIN | EPOLLERR | EPOLLHUP));
+	/* level-triggered: still there until read */
+	EXPECT_EQ(1, epoll_wait(efd, &e, 1, 0));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, 0));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	/* an event withdrawn by cancel takes EPOLLIN with it */
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 3, &h2));
+	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
+	ASSERT_EQ(0, tw_cancel(self->fd, h2, NULL));
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	ASSERT_EQ(0, tw_cancel(self->fd, far, NULL));
+	close(efd);
+}
+
+/* Edge-triggered epoll: a new event re-arms the edge. */
+TEST_F(twheel, epoll_edge_triggered)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+	struct twheel_event ev[2];
+	uint64_t h = 0;
+	int efd = epoll_create1(EPOLL_CLOEXEC);
+
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, epoll_ctl(efd, EPOLL_CTL_ADD, self->fd, &e));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 2, 1, 0));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 10 * NSEC_PER_MSEC, 0, 0, 2, &h));
+	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS))
+		TH_LOG("no edge for the second event");
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 2, 1, 0));
+	EXPECT_EQ(h, ev[0].handle);
+	close(efd);
+}
+
+TEST_F(twheel, poll_pollin)
+{
+	struct pollfd p = { .fd = self->fd, .events = POLLIN | POLLOUT };
+	struct twheel_event ev;
+	uint64_t h = 0;
+
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 1, &h));
+	ASSERT_EQ(1, poll(&p, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(POLLIN, p.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, 0));
+	EXPECT_EQ(0, poll(&p, 1, 0));
+}
+
+/* ---- close / reopen ------------------------------------------------------------------ */
+
+/*
+ * Closing a file with many timers in every state (pending, due in the
+ * current tick, fired and unread, periodic re-arming every tick) frees them
+ * all; a new file works.  Repeated so that close meets running callbacks.
+ */
+TEST_F_TIMEOUT(twheel, close_with_pending_timers, 90)
+{
+	enum { N = 2048, ROUNDS = 4 };
+	struct twheel_batch_op *ops = calloc(N, sizeof(*ops));
+	struct twheel_event ev;
+	struct twheel_api api;
+	uint64_t h = 0;
+	int round, i, fd;
+
+	ASSERT_TRUE(ops != NULL);
+	for (round = 0; round < ROUNDS; round++) {
+		uint32_t done;
+
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < N; i++) {
+			if (i % 16 == 0)	/* periodic, every tick */
+				op_arm(&ops[i], 0, 0, self->api.tick_ns, i);
+			else if (i % 16 < 4)	/* far away */
+				op_arm(&ops[i], 0, 3600 * NSEC_PER_SEC, 0, i);
+			else			/* around now */
+				op_arm(&ops[i], 0, (i % 50) * NSEC_PER_MSEC / 10, 0, i);
+		}
+		ASSERT_EQ(N, tw_batch(fd, ops, N, &done));
+		/* some have fired and wait unread */
+		ASSERT_EQ(1, wait_in(fd, EVENT_WAIT_MS));
+		/* a partial read, to have read and unread events */
+		ASSERT_EQ(EV_SIZE, read(fd, &ev, EV_SIZE));
+		ASSERT_EQ(0, close(fd));
+	}
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tw_api(fd, &api));
+	ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, 1234, &h));
+	ASSERT_EQ(1, collect(_metadata, fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(1234, ev.cookie);
+	close(fd);
+	free(ops);
+}
+
+struct blocked_reader {
+	int fd;
+	pid_t tid;
+	volatile int started;
+	ssize_t ret;
+	int err;
+	struct twheel_event ev;
+};
+
+static void *blocked_reader_fn(void *arg)
+{
+	struct blocked_reader *r = arg;
+
+	r->tid = syscall(SYS_gettid);
+	__atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
+	r->ret = read(r->fd, &r->ev, sizeof(r->ev));
+	r->err = errno;
+	return NULL;
+}
+
+/* 'S' if thread @tid sleeps; 0 if its state cannot be read. */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * Every fd of the file is closed while another thread sleeps in read() on
+ * one of them.  Linux keeps the file alive for the running read(), so the
+ * timer still fires and that read() returns its event; the file is freed
+ * when it returns.
+ */
+TEST_F(twheel, close_while_reader_blocked)
+{
+	struct blocked_reader r = { 0 };
+	uint64_t deadline, h;
+	pthread_t th;
+	char st = 0;
+
+	r.fd = dup(self->fd);
+	ASSERT_LE(0, r.fd);
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 500 * NSEC_PER_MSEC, 0, 0, 99, &h));
+	ASSERT_EQ(0, pthread_create(&th, NULL, blocked_reader_fn, &r));
+	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	for (;;) {
+		if (__atomic_load_n(&r.started, __ATOMIC_ACQUIRE)) {
+			st = thread_state(r.tid);
+			if (st == 'S')
+				break;
+		}
+		if (!ms_until(deadline))
+			break;
+		poll_interval();
+	}
+	if (st != 'S')
+		TH_LOG("reader state '%c': closing anyway", st ? st : '?');
+	ASSERT_EQ(0, close(r.fd));
+	ASSERT_EQ(0, close(self->fd));
+	self->fd = -1;
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(EV_SIZE, r.ret) TH_LOG("read: %s", strerror(r.err));
+	EXPECT_EQ(h, r.ev.handle);
+	EXPECT_EQ(99, r.ev.cookie);
+	EXPECT_LE(r.ev.expires, r.ev.fired);
+}
+
+/* ---- fork ------------------------------------------------------------------------------- */
+
+/*
+ * The child's fd is the same open file description: it cancels a timer the
+ * parent armed, reads an event of the parent's timer and arms one the
+ * parent then reads.  Every event is read once overall.
+ */
+TEST_F(twheel, fork_shares_timers)
+{
+	struct twheel_event ev[4];
+	struct twheel_query q;
+	uint64_t a, b, c = 0;
+	int pfd[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &a));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 2, &b));
+	ASSERT_EQ(0, pipe(pfd));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct twheel_event cev;
+		uint32_t st = 0;
+		uint64_t hc;
+
+		if (tw_cancel(self->fd, a, &st) || st != TWHEEL_CANCEL_PENDING)
+			_exit(10);
+		if (wait_in(self->fd, EVENT_WAIT_MS) != 1)
+			_exit(11);
+		if (read(self->fd, &cev, sizeof(cev)) != EV_SIZE)
+			_exit(12);
+		if (cev.handle != b || cev.cookie != 2)
+			_exit(13);
+		if (tw_arm(self->fd, 0, 0, 0, 0, 3, &hc))
+			_exit(14);
+		if (write(pfd[1], &hc, sizeof(hc)) != sizeof(hc))
+			_exit(15);
+		_exit(0);
+	}
+	close(pfd[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status)) TH_LOG("child failed at step %d",
+						 WEXITSTATUS(status));
+	ASSERT_EQ(sizeof(c), read(pfd[0], &c, sizeof(c)));
+	close(pfd[0]);
+
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, a, NULL));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, b, &q));
+	/* the child's timer outlives the child and is read here, once */
+	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 4, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(c, ev[0].handle);
+	EXPECT_EQ(3, ev[0].cookie);
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 4));
+}
+
+/* ---- two files ----------------------------------------------------------------------------- */
+
+TEST_F(twheel, two_fds_isolated)
+{
+	enum { NA = 4 };
+	struct twheel_event ev[16];
+	struct twheel_api api;
+	struct twheel_query q;
+	uint64_t a[NA], b;
+	uint32_t st;
+	int fdb, i, n;
+
+	fdb = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fdb);
+	ASSERT_EQ(0, tw_api(fdb, &api));
+	for (i = 0; i < NA; i++)
+		ASSERT_EQ(0, tw_arm(self->fd, 0, i ? 0 : 3600 * NSEC_PER_SEC, 0, 0,
+				    0xa0 + i, &a[i]));
+	ASSERT_EQ(0, tw_arm(fdb, 0, 0, 0, 0, 0xb0, &b));
+	for (i = 0; i < NA; i++) {
+		if (a[i] == b)	/* same number, different file: skip it */
+			continue;
+		EXPECT_EQ(-ENOENT, tw_query(fdb, a[i], &q)) TH_LOG("a[%d]", i);
+		EXPECT_EQ(-ENOENT, tw_modify(fdb, a[i], 0, 0, 0, 0, 0)) TH_LOG("a[%d]", i);
+		EXPECT_EQ(-ENOENT, tw_cancel(fdb, a[i], &st)) TH_LOG("a[%d]", i);
+	}
+	/* A's events only on A, B's only on B */
+	n = barrier(_metadata, self->fd, 0, ev, 16);
+	EXPECT_EQ(NA - 1, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0xa0, ev[i].cookie & ~0xfULL);
+	n = barrier(_metadata, fdb, 0, ev, 16);
+	ASSERT_EQ(1, n);
+	EXPECT_EQ(b, ev[0].handle);
+	EXPECT_EQ(0xb0, ev[0].cookie);
+	/* and A's far timer is still there, untouched by B */
+	ASSERT_EQ(0, tw_query(self->fd, a[0], &q));
+	EXPECT_EQ(0xa0, q.cookie);
+	close(fdb);
+}
+
+/* ---- 32-bit compat ------------------------------------------------------------------------- */
+
+/*
+ * The core ioctls and read() through the compat syscall entry.  On x86_64
+ * the test issues them with int $0x80, which the kernel runs as 32-bit
+ * syscalls (in_compat_syscall(), so .compat_ioctl); built with -m32 the
+ * whole file is a 32-bit process anyway.  Arguments must then live below
+ * 4 GiB: MAP_32BIT.
+ */
+#if defined(__x86_64__)
+#define COMPAT_NR_READ	3
+#define COMPAT_NR_GETPID 20
+#define COMPAT_NR_IOCTL	54
+#define COMPAT_MAP	MAP_32BIT
+
+static long compat_syscall(long nr, long a, long b, long c)
+{
+	long ret;
+
+	asm volatile("int $0x80"
+		     : "=a"(ret)
+		     : "a"(nr), "b"(a), "c"(b), "d"(c)
+		     : "memory", "cc", "r8", "r9", "r10", "r11");
+	return (int)ret;
+}
+#elif defined(__i386__)
+#define COMPAT_NR_READ	__NR_read
+#define COMPAT_NR_GETPID __NR_getpid
+#define COMPAT_NR_IOCTL	__NR_ioctl
+#define COMPAT_MAP	0
+
+static long compat_syscall(long nr, long a, long b, long c)
+{
+	long ret = syscall(nr, a, b, c);
+
+	return ret < 0 ? -errno : ret;
+}
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+static void compat_probe_fault(int sig)
+{
+	_exit(2);
+}
+#endif
+
+TEST_F(twheel, compat32_core_ioctls)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	struct {
+		struct twheel_api api;
+		struct twheel_arm arm;
+		struct twheel_query q;
+		struct twheel_cancel c;
+		struct twheel_batch b;
+		struct twheel_batch_op ops[2];
+		struct twheel_event ev[4];
+	} *m;
+	long psz = page_size(), r;
+	uint64_t h1 = 0, h2 = 0;
+	bool seen1 = false, seen2 = false;
+	char *map;
+	int status, got = 0, i;
+	pid_t pid;
+
+	/*
+	 * Is there a compat entry?  Without IA32 emulation int $0x80 faults:
+	 * probe in a child, with the fault handled so that the kernel does
+	 * not log it as an unhandled one (the harness reads the console).
+	 */
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		signal(SIGSEGV, compat_probe_fault);
+		signal(SIGBUS, compat_probe_fault);
+		_exit(compat_syscall(COMPAT_NR_GETPID, 0, 0, 0) == getpid() ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		SKIP(return, "no 32-bit syscall entry in this kernel (CONFIG_IA32_EMULATION off or ia32_emulation=0)");
+
+	map = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | COMPAT_MAP, -1, 0);
+	ASSERT_TRUE(map != MAP_FAILED);
+	ASSERT_GT(1ULL << 32, (uint64_t)(uintptr_t)map + 2 * psz);
+	ASSERT_EQ(0, munmap(map + psz, psz));	/* a low unmapped page */
+	m = (void *)map;
+	memset(m, 0, sizeof(*m));
+
+#define CIOCTL(cmd, p) compat_syscall(COMPAT_NR_IOCTL, self->fd, (long)(cmd), (long)(uintptr_t)(p))
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_API, &m->api));
+	EXPECT_EQ(self->api.abi_version, m->api.abi_version);
+	EXPECT_EQ(self->api.event_size, m->api.event_size);
+	EXPECT_EQ(self->api.features, m->api.features);
+	EXPECT_EQ(self->api.tick_ns, m->api.tick_ns);
+	EXPECT_EQ(self->api.slots, m->api.slots);
+	EXPECT_EQ(self->api.max_batch, m->api.max_batch);
+	EXPECT_EQ(self->api.max_timers_per_fd, m->api.max_timers_per_fd);
+
+	m->arm.expires = 20 * NSEC_PER_MSEC;
+	m->arm.cookie = 0x123456789abcdef0ULL;
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_ARM, &m->arm));
+	h1 = m->arm.handle;
+	ASSERT_NE(0, h1);
+
+	memset(&m->arm, 0, sizeof(m->arm));
+	m->arm.expires = 3600 * NSEC_PER_SEC;
+	m->arm.period = self->api.tick_ns * 1000;
+	m->arm.cookie = 2;
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_ARM, &m->arm));
+	h2 = m->arm.handle;
+
+	m->q.handle = h2;
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_QUERY, &m->q));
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, m->q.state);
+	EXPECT_EQ(2, m->q.cookie);
+	EXPECT_EQ(self->api.tick_ns * 1000, m->q.period);
+	EXPECT_LT(0, m->q.remaining);
+
+	memset(&m->arm, 0, sizeof(m->arm));
+	m->arm.handle = h2;
+	m->arm.expires = 7200 * NSEC_PER_SEC;
+	m->arm.cookie = 3;
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_MODIFY, &m->arm));
+	memset(&m->q, 0, sizeof(m->q));
+	m->q.handle = h2;
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_QUERY, &m->q));
+	EXPECT_EQ(3, m->q.cookie);
+	EXPECT_EQ(0, m->q.period);
+
+	/* batch: the ops pointer is a 64-bit field holding a 32-bit address */
+	op_arm(&m->ops[0], 0, 0, 0, 4);
+	op_cancel(&m->ops[1], h2);
+	m->b.ops = (uintptr_t)m->ops;
+	m->b.count = 2;
+	ASSERT_EQ(2, CIOCTL(TWHEEL_IOC_BATCH, &m->b));
+	EXPECT_EQ(2, m->b.done);
+	EXPECT_EQ(0, m->ops[0].result);
+	EXPECT_EQ(0, m->ops[1].result);
+
+	m->c.handle = h2;
+	EXPECT_EQ(-ENOENT, CIOCTL(TWHEEL_IOC_CANCEL, &m->c));
+	EXPECT_EQ(-ENOTTY, CIOCTL(_IO(TWHEEL_IOCTL_MAGIC, 0x7f), 0));
+	EXPECT_EQ(-EFAULT, CIOCTL(TWHEEL_IOC_API, map + psz));
+	EXPECT_EQ(-EFAULT, compat_syscall(COMPAT_NR_READ, self->fd,
+					  (long)(uintptr_t)(map + psz), 4 * EV_SIZE));
+	EXPECT_EQ(-EINVAL, compat_syscall(COMPAT_NR_READ, self->fd,
+					  (long)(uintptr_t)m->ev, EV_SIZE - 1));
+
+	/* both one-shot events through the compat read() */
+	while (got < 2) {
+		ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS));
+		r = compat_syscall(COMPAT_NR_READ, self->fd, (long)(uintptr_t)m->ev,
+				   sizeof(m->ev));
+		ASSERT_LT(0, r);
+		ASSERT_EQ(0, r % EV_SIZE);
+		for (i = 0; i < r / (long)EV_SIZE; i++, got++) {
+			check_event(_metadata, &m->ev[i], now_ns());
+			if (m->ev[i].handle == h1) {
+				EXPECT_EQ(0x123456789abcdef0ULL, m->ev[i].cookie);
+				seen1 = true;
+			} else {
+				EXPECT_EQ(m->ops[0].handle, m->ev[i].handle);
+				EXPECT_EQ(4, m->ev[i].cookie);
+				seen2 = true;
+			}
+		}
+	}
+	EXPECT_TRUE(seen1 && seen2);
+	munmap(map, psz);
+#undef CIOCTL
+#else
+	SKIP(return, "no 32-bit compat syscall entry on this architecture");
+#endif
+}
+
+/* ---- unknown commands: ENOTTY ------------------------------------------------------------ */
+
+FIXTURE(twheel_badcmd) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_VARIANT(twheel_badcmd) {
+	unsigned long cmd;
+};
+
+FIXTURE_SETUP(twheel_badcmd)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel_badcmd)
+{
+	close(self->fd);
+}
+
+/* a number after the last command */
+FIXTURE_VARIANT_ADD(twheel_badcmd, nr_7f) {
+	.cmd = _IO(TWHEEL_IOCTL_MAGIC, 0x7f),
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, nr_06) {
+	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, 0x06, struct twheel_batch),
+};
+
+/* real commands with the size of another struct */
+FIXTURE_VARIANT_ADD(twheel_badcmd, api_wrong_size) {
+	.cmd = _IOR(TWHEEL_IOCTL_MAGIC, 0x00, __u64),
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, arm_wrong_size) {
+	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, 0x01, struct twheel_cancel),
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, batch_wrong_size) {
+	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, 0x05, struct twheel_batch_op),
+};
+
+/* a real command with the wrong direction */
+FIXTURE_VARIANT_ADD(twheel_badcmd, arm_wrong_dir) {
+	.cmd = _IOW(TWHEEL_IOCTL_MAGIC, 0x01, struct twheel_arm),
+};
+
+/* twheel's numbers under another type byte */
+FIXTURE_VARIANT_ADD(twheel_badcmd, other_type) {
+	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC + 1, 0x01, struct twheel_arm),
+};
+
+TEST_F(twheel_badcmd, enotty)
+{
+	/* a valid, zeroed buffer: only the command can be wrong */
+	static uint64_t buf[512];
+	struct twheel_event ev[4];
+
+	memset(buf, 0, sizeof(buf));
+	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
+	EXPECT_EQ(ENOTTY, errno);
+	/* nothing was armed (a zeroed twheel_arm would fire at once) */
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 4));
+}
+
+/* ---- bad user pointers: EFAULT --------------------------------------------------------------- */
+
+enum { IOC_API, IOC_ARM, IOC_MODIFY, IOC_CANCEL, IOC_QUERY, IOC_BATCH, IOC_BATCH_OPS };
+
+FIXTURE(twheel_efault) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_VARIANT(twheel_efault) {
+	int ioc;
+	bool readonly;	/* readable but not writable, else unmapped */
+};
+
+FIXTURE_SETUP(twheel_efault)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel_efault)
+{
+	close(self->fd);
+}
+
+FIXTURE_VARIANT_ADD(twheel_efault, api_unmapped) { .ioc = IOC_API };
+FIXTURE_VARIANT_ADD(twheel_efault, api_readonly) { .ioc = IOC_API, .readonly = true };
+FIXTURE_VARIANT_ADD(twheel_efault, arm_unmapped) { .ioc = IOC_ARM };
+FIXTURE_VARIANT_ADD(twheel_efault, arm_readonly) { .ioc = IOC_ARM, .readonly = true };
+FIXTURE_VARIANT_ADD(twheel_efault, modify_unmapped) { .ioc = IOC_MODIFY };
+FIXTURE_VARIANT_ADD(twheel_efault, cancel_unmapped) { .ioc = IOC_CANCEL };
+FIXTURE_VARIANT_ADD(twheel_efault, cancel_readonly) { .ioc = IOC_CANCEL, .readonly = true };
+FIXTURE_VARIANT_ADD(twheel_efault, query_unmapped) { .ioc = IOC_QUERY };
+FIXTURE_VARIANT_ADD(twheel_efault, query_readonly) { .ioc = IOC_QUERY, .readonly = true };
+FIXTURE_VARIANT_ADD(twheel_efault, batch_unmapped) { .ioc = IOC_BATCH };
+FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_unmapped) { .ioc = IOC_BATCH_OPS };
+FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_readonly) { .ioc = IOC_BATCH_OPS, .readonly = true };
+
+/*
+ * The structures hold valid values (a live handle, an expiry of 0 so that a
+ * wrongly created timer would fire at once): only the pointer is bad.
+ */
+TEST_F(twheel_efault, efault)
+{
+	static const unsigned long cmds[] = {
+		[IOC_API] = TWHEEL_IOC_API,
+		[IOC_ARM] = TWHEEL_IOC_ARM,
+		[IOC_MODIFY] = TWHEEL_IOC_MODIFY,
+		[IOC_CANCEL] = TWHEEL_IOC_CANCEL,
+		[IOC_QUERY] = TWHEEL_IOC_QUERY,
+		[IOC_BATCH] = TWHEEL_IOC_BATCH,
+		[IOC_BATCH_OPS] = TWHEEL_IOC_BATCH,
+	};
+	union {
+		struct twheel_api api;
+		struct twheel_arm arm;
+		struct twheel_cancel c;
+		struct twheel_query q;
+		struct twheel_batch b;
+	} u;
+	struct twheel_batch_op op;
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	uint64_t live;
+	void *arg, *ops_ro = NULL;
+	int n;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live));
+	memset(&u, 0, sizeof(u));
+	op_arm(&op, 0, 0, 0, 1);
+	switch (variant->ioc) {
+	case IOC_MODIFY:
+		u.arm.handle = live;
+		u.arm.expires = 0;
+		u.arm.cookie = 78;
+		break;
+	case IOC_CANCEL:
+		u.c.handle = live;
+		break;
+	case IOC_QUERY:
+		u.q.handle = live;
+		break;
+	case IOC_BATCH:
+		u.b.ops = (uintptr_t)&op;
+		u.b.count = 1;
+		break;
+	case IOC_BATCH_OPS:
+		u.b.count = 1;
+		if (variant->readonly) {
+			ops_ro = readonly_copy(&op, sizeof(op));
+			ASSERT_TRUE(ops_ro != NULL);
+			u.b.ops = (uintptr_t)ops_ro;
+		} else {
+			u.b.ops = (uintptr_t)unmapped_page();
+			ASSERT_NE(0, u.b.ops);
+		}
+		break;
+	}
+
+	if (variant->ioc == IOC_BATCH_OPS)
+		arg = &u;
+	else if (variant->readonly)
+		arg = readonly_copy(&u, sizeof(u));
+	else
+		arg = unmapped_page();
+	ASSERT_TRUE(arg != NULL);
+
+	EXPECT_EQ(-1, ioctl(self->fd, cmds[variant->ioc], arg));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* and nothing happened that the caller cannot know about */
+	switch (variant->ioc) {
+	case IOC_MODIFY:
+	case IOC_CANCEL:
+	case IOC_QUERY:
+		if (variant->readonly)	/* cancel ran; only its status is lost */
+			break;
+		ASSERT_EQ(0, tw_query(self->fd, live, &q));
+		EXPECT_EQ(77, q.cookie);
+		EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+		break;
+	case IOC_BATCH_OPS:
+		EXPECT_EQ(0, u.b.done);
+		break;
+	}
+	n = barrier(_metadata, self->fd, 0, ev, 8);
+	EXPECT_EQ(0, n) TH_LOG("a timer the caller got no handle for fired");
+}
+
+/* ---- invalid arguments: EINVAL ------------------------------------------------------------- */
+
+#define PERIOD_SUBTICK	1	/* stands for api.tick_ns - 1 */
+
+FIXTURE(twheel_einval) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_VARIANT(twheel_einval) {
+	int ioc;
+	uint32_t flags;
+	uint32_t reserved;	/* __reserved of twheel_arm or twheel_batch */
+	uint64_t expires;
+	uint64_t period;
+	uint64_t slack;
+};
+
+FIXTURE_SETUP(twheel_einval)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel_einval)
+{
+	close(self->fd);
+}
+
+FIXTURE_VARIANT_ADD(twheel_einval, arm_reserved) {
+	.ioc = IOC_ARM, .reserved = 1,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_flag_bit1) {
+	.ioc = IOC_ARM, .flags = 1U << 1,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_flag_bit31) {
+	.ioc = IOC_ARM, .flags = TWHEEL_ARM_ABS | 1U << 31,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_expires_negative) {
+	.ioc = IOC_ARM, .expires = 1ULL << 63,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_abs_expires_negative) {
+	.ioc = IOC_ARM, .flags = TWHEEL_ARM_ABS, .expires = UINT64_MAX,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_period_below_tick) {
+	.ioc = IOC_ARM, .period = PERIOD_SUBTICK,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_period_negative) {
+	.ioc = IOC_ARM, .period = 1ULL << 63,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, arm_slack_negative) {
+	.ioc = IOC_ARM, .slack = UINT64_MAX,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, modify_reserved) {
+	.ioc = IOC_MODIFY, .reserved = 0x80000000,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, modify_flag_bit1) {
+	.ioc = IOC_MODIFY, .flags = 1U << 1,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, modify_expires_negative) {
+	.ioc = IOC_MODIFY, .expires = 1ULL << 63,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, modify_period_below_tick) {
+	.ioc = IOC_MODIFY, .period = PERIOD_SUBTICK,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, cancel_flags) {
+	.ioc = IOC_CANCEL, .flags = 1,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, query_flags) {
+	.ioc = IOC_QUERY, .flags = 1,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, batch_flags) {
+	.ioc = IOC_BATCH, .flags = 1,
+};
+FIXTURE_VARIANT_ADD(twheel_einval, batch_reserved) {
+	.ioc = IOC_BATCH, .reserved = 1,
+};
+
+/*
+ * One bad field, everything else valid.  A timer that must not exist would
+ * fire at once (expiry 0, or a period below one tick), so the barrier shows
+ * that nothing was created; a timer that must not change is queried.
+ */
+TEST_F(twheel_einval, einval)
+{
+	uint64_t period = variant->period == PERIOD_SUBTICK ?
+			  self->api.tick_ns - 1 : variant->period;
+	struct twheel_batch_op op;
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	struct twheel_arm a;
+	uint64_t live;
+	int ret = 0, n;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live));
+	memset(&a, 0, sizeof(a));
+	a.flags = variant->flags;
+	a.__reserved = variant->reserved;
+	a.expires = variant->expires;
+	a.period = period;
+	a.slack = variant->slack;
+	a.cookie = 78;
+
+	switch (variant->ioc) {
+	case IOC_ARM:
+		ret = ioctl(self->fd, TWHEEL_IOC_ARM, &a);
+		break;
+	case IOC_MODIFY:
+		a.handle = live;
+		ret = ioctl(self->fd, TWHEEL_IOC_MODIFY, &a);
+		break;
+	case IOC_CANCEL: {
+		struct twheel_cancel c = { .handle = live, .flags = variant->flags };
+
+		ret = ioctl(self->fd, TWHEEL_IOC_CANCEL, &c);
+		break;
+	}
+	case IOC_QUERY: {
+		struct twheel_query q2 = { .handle = live, .flags = variant->flags };
+
+		ret = ioctl(self->fd, TWHEEL_IOC_QUERY, &q2);
+		break;
+	}
+	case IOC_BATCH: {
+		struct twheel_batch b = {
+			.ops = (uintptr_t)&op,
+			.count = 1,
+			.flags = variant->flags,
+			.__reserved = variant->reserved,
+		};
+
+		op_arm(&op, 0, 0, 0, 79);
+		ret = ioctl(self->fd, TWHEEL_IOC_BATCH, &b);
+		EXPECT_EQ(0, b.done);
+		EXPECT_EQ(POISON, op.result) TH_LOG("a record was processed");
+		break;
+	}
+	}
+	EXPECT_EQ(-1, ret);
+	EXPECT_EQ(EINVAL, errno);
+
+	/* the live timer is unchanged */
+	ASSERT_EQ(0, tw_query(self->fd, live, &q));
+	EXPECT_EQ(77, q.cookie);
+	EXPECT_EQ(0, q.period);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	EXPECT_LT(3000 * NSEC_PER_SEC, q.remaining);
+	/* and nothing else was created */
+	n = barrier(_metadata, self->fd, 0, ev, 8);
+	EXPECT_EQ(0, n) TH_LOG("cookie %llu fired",
+			       n ? (unsigned long long)ev[0].cookie : 0ULL);
+}
+
+/* ---- handles that name no timer: ENOENT ------------------------------------------------------ */
+
+enum { H_ZERO, H_RANDOM, H_CANCELLED, H_READ_ONESHOT, H_OTHER_GEN, H_NEXT_ID, H_OTHER_FD };
+
+FIXTURE(twheel_enoent) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_VARIANT(twheel_enoent) {
+	int kind;
+};
+
+FIXTURE_SETUP(twheel_enoent)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel_enoent)
+{
+	close(self->fd);
+}
+
+FIXTURE_VARIANT_ADD(twheel_enoent, zero) { .kind = H_ZERO };
+FIXTURE_VARIANT_ADD(twheel_enoent, random) { .kind = H_RANDOM };
+FIXTURE_VARIANT_ADD(twheel_enoent, cancelled) { .kind = H_CANCELLED };
+FIXTURE_VARIANT_ADD(twheel_enoent, oneshot_read) { .kind = H_READ_ONESHOT };
+/* the id of a live timer with another generation in the upper half */
+FIXTURE_VARIANT_ADD(twheel_enoent, other_generation) { .kind = H_OTHER_GEN };
+FIXTURE_VARIANT_ADD(twheel_enoent, not_yet_allocated) { .kind = H_NEXT_ID };
+FIXTURE_VARIANT_ADD(twheel_enoent, other_file) { .kind = H_OTHER_FD };
+
+/* CANCEL, MODIFY, QUERY and both batch records all say ENOENT. */
+TEST_F(twheel_enoent, enoent)
+{
+	struct twheel_batch_op ops[2];
+	struct twheel_event ev[4];
+	struct twheel_query q;
+	uint64_t live, bad = 0, tmp[4];
+	uint32_t st = 0, done = 0;
+	int fd2, i;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live));
+	switch (variant->kind) {
+	case H_ZERO:
+		bad = 0;
+		break;
+	case H_RANDOM:
+		bad = 0x8badf00d5eed1234ULL;
+		break;
+	case H_CANCELLED:
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &bad));
+		ASSERT_EQ(0, tw_cancel(self->fd, bad, NULL));
+		break;
+	case H_READ_ONESHOT:
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &bad));
+		ASSERT_EQ(1, collect(_metadata, self->fd, ev, 4, 1, EVENT_WAIT_MS));
+		ASSERT_EQ(bad, ev[0].handle);
+		break;
+	case H_OTHER_GEN:
+		bad = live ^ (1ULL << 32);
+		break;
+	case H_NEXT_ID:
+		bad = live + 1;
+		break;
+	case H_OTHER_FD:
+		fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd2);
+		/* its 4th timer: an id this file has not handed out */
+		for (i = 0; i < 4; i++)
+			ASSERT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &tmp[i]));
+		bad = tmp[3];
+		ASSERT_NE(live, bad);
+		ASSERT_EQ(0, tw_query(fd2, bad, &q));
+		close(fd2);
+		break;
+	}
+	ASSERT_NE(live, bad);
+
+	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, bad, &st));
+	EXPECT_EQ(-ENOENT, tw_modify(self->fd, bad, 0, 0, 0, 0, 5));
+	EXPECT_EQ(-ENOENT, tw_query(self->fd, bad, &q));
+	op_modify(&ops[0], bad, 0, 6);
+	op_cancel(&ops[1], bad);
+	ASSERT_EQ(2, tw_batch(self->fd, ops, 2, &done));
+	EXPECT_EQ(2, done);
+	EXPECT_EQ(-ENOENT, ops[0].result);
+	EXPECT_EQ(-ENOENT, ops[1].result);
+
+	/* the file's own timer was not touched */
+	ASSERT_EQ(0, tw_query(self->fd, live, &q));
+	EXPECT_EQ(77, q.cookie);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 4));
+}
+
+/* ---- cancel racing the firing ----------------------------------------------------------------- */
+
+FIXTURE(twheel_cancel_race) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_VARIANT(twheel_cancel_race) {
+	bool periodic;
+	bool batch_cancel;
+	bool reader;	/* a thread reads events while the cancels run */
+};
+
+FIXTURE_SETUP(twheel_cancel_race)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel_cancel_race)
+{
+	close(self->fd);
+}
+
+FIXTURE_VARIANT_ADD(twheel_cancel_race, oneshot) { };
+FIXTURE_VARIANT_ADD(twheel_cancel_race, oneshot_batch_cancel) { .batch_cancel = true };
+FIXTURE_VARIANT_ADD(twheel_cancel_race, periodic) { .periodic = true };
+FIXTURE_VARIANT_ADD(twheel_cancel_race, oneshot_with_reader) { .reader = true };
+
+#define RACE_N		1000
+#define RACE_ROUNDS	8
+#define RACE_TAG	0x7ace000000000000ULL
+
+struct race_reader {
+	int fd;
+	uint64_t stop;		/* cookie that ends the reader */
+	uint64_t *cookies;	/* cookies of the events read */
+	int n, max, err;
+};
+
+static void *race_reader_fn(void *arg)
+{
+	struct race_reader *r = arg;
+	struct twheel_event ev[64];
+
+	for (;;) {
+		ssize_t n = read(r->fd, ev, sizeof(ev));
+		int i;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			r->err = errno;
+			return NULL;
+		}
+		for (i = 0; i < n / (ssize_t)EV_SIZE; i++) {
+			if (ev[i].fired < ev[i].expires)
+				r->err = -1;
+			if (ev[i].cookie == r->stop)
+				return NULL;
+			if (r->n < r->max)
+				r->cookies[r->n++] = ev[i].cookie;
+		}
+	}
+}
+
+/*
+ * Timers due around now are cancelled right away, racing their firing.
+ * Without a reader every cancel succeeds (PENDING, or FIRED for an unread
+ * event) and no event of them is ever read.  With a reader, for each timer
+ * exactly one of "cancel succeeded" and "its event was read" holds.
+ */
+TEST_F_TIMEOUT(twheel_cancel_race, no_event_after_cancel, 120)
+{
+	struct twheel_batch_op *ops = calloc(RACE_N, sizeof(*ops));
+	int *cancel_ret = calloc(RACE_ROUNDS * RACE_N, sizeof(int));
+	uint64_t p = variant->periodic ? self->api.tick_ns : 0;
+	long status_count[3] = { 0 };
+	struct race_reader rr = { 0 };
+	struct twheel_event ev[64];
+	pthread_t th;
+	int round, i, n;
+
+	ASSERT_TRUE(ops && cancel_ret);
+	if (variant->reader) {
+		rr.fd = self->fd;
+		rr.stop = RACE_TAG - 1;
+		rr.max = 2 * RACE_ROUNDS * RACE_N;
+		rr.cookies = calloc(rr.max, sizeof(uint64_t));
+		ASSERT_TRUE(rr.cookies != NULL);
+		ASSERT_EQ(0, pthread_create(&th, NULL, race_reader_fn, &rr));
+	}
+
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		uint64_t base = now_ns();
+		uint32_t done = 0;
+
+		/* due from now to 4 ticks from now, a little later each round */
+		for (i = 0; i < RACE_N; i++)
+			op_arm(&ops[i], TWHEEL_ARM_ABS,
+			       base + (uint64_t)(i % 16) * self->api.tick_ns / 4 +
+			       round * self->api.tick_ns / 8, p,
+			       RACE_TAG | (uint64_t)round << 32 | i);
+		ASSERT_EQ(RACE_N, tw_batch(self->fd, ops, RACE_N, &done));
+		for (i = 0; i < RACE_N; i++)
+			ASSERT_EQ(0, ops[i].result);
+
+		if (variant->batch_cancel) {
+			for (i = 0; i < RACE_N; i++)
+				op_cancel(&ops[i], ops[i].handle);
+			ASSERT_EQ(RACE_N, tw_batch(self->fd, ops, RACE_N, &done));
+			for (i = 0; i < RACE_N; i++)
+				cancel_ret[round * RACE_N + i] = ops[i].result;
+		} else {
+			for (i = 0; i < RACE_N; i++) {
+				uint32_t st = 0;
+				int r = tw_cancel(self->fd, ops[i].handle, &st);
+
+				cancel_ret[round * RACE_N + i] = r;
+				if (!r && st <= 2)
+					status_count[st]++;
+			}
+		}
+	}
+	TH_LOG("cancel status: %ld pending, %ld fired", status_count[1],
+	       status_count[2]);
+
+	if (variant->reader) {
+		uint64_t s;
+		int *seen = calloc(RACE_ROUNDS * RACE_N, sizeof(int));
+		long read_n = 0, cancelled = 0;
+
+		ASSERT_TRUE(seen != NULL);
+		/* two stages, as barrier(): the second one stops the reader */
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0,
+				    SENTINEL_COOKIE, &s));
+		n = 0;
+		for (;;) {
+			struct twheel_query q;
+
+			if (tw_query(self->fd, s, &q) == -ENOENT)
+				break;		/* the reader read it */
+			ASSERT_GT(EVENT_WAIT_MS / 2, n++);
+			poll_interval();
+		}
+		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, rr.stop, &s));
+		ASSERT_EQ(0, pthread_join(th, NULL));
+		ASSERT_EQ(0, rr.err);
+		for (i = 0; i < rr.n; i++) {
+			uint64_t c = rr.cookies[i];
+			int k;
+
+			if (c == SENTINEL_COOKIE)
+				continue;
+			ASSERT_EQ(RACE_TAG, c & 0xffff000000000000ULL);
+			k = (int)((c >> 32) & 0xffff) * RACE_N + (int)(c & 0xffffffff);
+			ASSERT_GT(RACE_ROUNDS * RACE_N, k);
+			EXPECT_EQ(0, seen[k]) TH_LOG("timer %d read twice", k);
+			seen[k]++;
+			read_n++;
+		}
+		for (i = 0; i < RACE_ROUNDS * RACE_N; i++) {
+			if (cancel_ret[i] == 0) {
+				cancelled++;
+				EXPECT_EQ(0, seen[i])
+					TH_LOG("timer %d: cancelled, but its event was read", i);
+			} else {
+				EXPECT_EQ(-ENOENT, cancel_ret[i]);
+				EXPECT_EQ(1, seen[i])
+					TH_LOG("timer %d: cancel said ENOENT, no event read", i);
+			}
+		}
+		TH_LOG("%ld cancelled, %ld read by the reader", cancelled, read_n);
+		free(seen);
+		free(rr.cookies);
+	} else {
+		for (i = 0; i < RACE_ROUNDS * RACE_N; i++)
+			EXPECT_EQ(0, cancel_ret[i]) TH_LOG("timer %d", i);
+		n = barrier(_metadata, self->fd, 10 * NSEC_PER_MSEC, ev, 64);
+		for (i = 0; i < n; i++)
+			EXPECT_NE(RACE_TAG, ev[i].cookie & 0xffff000000000000ULL)
+				TH_LOG("event of cancelled timer %#llx",
+				       (unsigned long long)ev[i].cookie);
+		EXPECT_EQ(0, n);
+	}
+	free(cancel_ret);
+	free(ops);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,139 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Draw the benchmark figures of Documentation/benchmarks.rst from a
+# results CSV (bench/run.sh).  Needs gnuplot (Debian gnuplot-nox).
+#
+# Usage: bench/plot.sh [results.csv] [outdir]
+#   defaults: build/bench/results.csv, Documentation/
+# Writes:
+#   bench-kernel.png     in-kernel ns per op vs N: start+cancel, modify,
+#                        fire, per-tick bookkeeping
+#   bench-setcancel.png  Costello & Varghese's figure: 10,000 set/cancel
+#                        pairs vs outstanding timers
+#   bench-user.png       userspace arm+cancel ns per timer vs N, and
+#                        kernel memory per timer
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+csv=${1:-$here/../build/bench/results.csv}
+outdir=${2:-$here/../Documentation}
+[[ -s "$csv" ]] || { echo "${0##*/}: no $csv" >&2; exit 1; }
+command -v gnuplot >/dev/null || { echo "${0##*/}: gnuplot missing: apt-get install gnuplot-nox" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# series SUITE IMPL OP -> "n value" lines, sorted by n
+series() {
+	awk -F, -v s="$1" -v i="$2" -v o="$3" 'NR > 1 && $1 == s && $2 == i && $4 == o { print $3, $5 }' "$csv" |
+		sort -n >"$tmp/$1-$2-$3.dat"
+	echo "$tmp/$1-$2-$3.dat"
+}
+
+for i in twheel timer_list hrtimer sorted; do
+	for o in start_cancel modify; do series ops $i $o >/dev/null; done
+	series setcancel $i set_cancel >/dev/null
+done
+for i in twheel timer_list hrtimer; do
+	series fire $i fire >/dev/null
+	series fire $i fire_busy >/dev/null
+done
+for o in ns_per_tick wakeups_per_s cpu_ns_per_s; do series tick twheel $o >/dev/null; done
+for i in twheel twheel_b64 twheel_b4096 timerfd posix io_uring; do
+	series user $i arm_cancel >/dev/null
+	series mem $i bytes_per_timer >/dev/null
+done
+# gnuplot warns about empty files; give them one NaN point instead
+for f in "$tmp"/*.dat; do [[ -s "$f" ]] || echo "1 NaN" >"$f"; done
+
+d=$tmp
+gnuplot <<EOF
+set terminal pngcairo size 1200,900 font "sans,10"
+set datafile missing "NaN"
+set style data linespoints
+set logscale x
+set format x "10^{%L}"
+set grid
+set key top left
+set xlabel "timers outstanding (N)"
+
+set output "$outdir/bench-kernel.png"
+set multiplot layout 2,2 title "twheel vs timer\\\\_list vs hrtimer vs sorted list (stock 6.1, qemu TCG, median of repetitions)"
+set title "start + cancel pair"
+set ylabel "ns per pair"
+set logscale y
+plot "$d/ops-twheel-start_cancel.dat" t "twheel" lw 2, \
+     "$d/ops-timer_list-start_cancel.dat" t "timer\\\\_list", \
+     "$d/ops-hrtimer-start_cancel.dat" t "hrtimer", \
+     "$d/ops-sorted-start_cancel.dat" t "sorted list (Scheme 2)"
+set title "modify (re-arm a pending timer)"
+set ylabel "ns per modify"
+plot "$d/ops-twheel-modify.dat" t "twheel" lw 2, \
+     "$d/ops-timer_list-modify.dat" t "timer\\\\_list", \
+     "$d/ops-hrtimer-modify.dat" t "hrtimer", \
+     "$d/ops-sorted-modify.dat" t "sorted list (Scheme 2)"
+unset logscale y
+set yrange [0:*]
+set title "cost per expiry, N timers due at once"
+set ylabel "ns per expired timer"
+plot "$d/fire-twheel-fire.dat" t "twheel" lw 2, \
+     "$d/fire-timer_list-fire.dat" t "timer\\\\_list", \
+     "$d/fire-hrtimer-fire.dat" t "hrtimer", \
+     "$d/fire-twheel-fire_busy.dat" t "twheel (busy period)" dt 2, \
+     "$d/fire-timer_list-fire_busy.dat" t "timer\\\\_list (busy period)" dt 2, \
+     "$d/fire-hrtimer-fire_busy.dat" t "hrtimer (busy period)" dt 2
+set title "twheel per-tick bookkeeping, N timers an hour out (1 ms tick, 4096 slots)"
+set ylabel "tick handler, ns per tick"
+set y2label "wakeups per second"
+set y2tics
+set ytics nomirror
+set logscale y
+set logscale y2
+set yrange [*:*]
+plot "$d/tick-twheel-ns_per_tick.dat" t "handler ns per tick" lw 2, \
+     "$d/tick-twheel-wakeups_per_s.dat" axes x1y2 t "wakeups/s (right axis)"
+unset multiplot
+unset y2tics
+unset y2label
+unset logscale y2
+set ytics mirror
+
+set output "$outdir/bench-setcancel.png"
+set terminal pngcairo size 900,600 font "sans,10"
+unset logscale x
+unset logscale y
+set format x "%g"
+set yrange [0:*]
+set title "Elapsed time for 10,000 set/cancel pairs vs outstanding timers\\n(after Costello and Varghese; stock 6.1 in qemu TCG)"
+set ylabel "ms per 10,000 pairs"
+plot "$d/setcancel-sorted-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "sorted list (Scheme 2, BSD callout)", \
+     "$d/setcancel-twheel-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "twheel (Scheme 6)" lw 2, \
+     "$d/setcancel-timer_list-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "timer\\\\_list", \
+     "$d/setcancel-hrtimer-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "hrtimer"
+
+set output "$outdir/bench-user.png"
+set terminal pngcairo size 1200,500 font "sans,10"
+set multiplot layout 1,2 title "userspace: /dev/twheel vs timerfd vs POSIX timers vs io\\\\_uring (stock 6.1, qemu TCG)"
+set logscale x
+set format x "10^{%L}"
+set logscale y
+set yrange [*:*]
+set title "arm + cancel"
+set ylabel "ns per timer"
+plot "$d/user-twheel-arm_cancel.dat" t "twheel ioctl", \
+     "$d/user-twheel_b64-arm_cancel.dat" t "twheel batch 64", \
+     "$d/user-twheel_b4096-arm_cancel.dat" t "twheel batch 4096" lw 2, \
+     "$d/user-timerfd-arm_cancel.dat" t "timerfd", \
+     "$d/user-posix-arm_cancel.dat" t "POSIX timer", \
+     "$d/user-io_uring-arm_cancel.dat" t "io\\\\_uring timeout"
+unset logscale y
+set yrange [0:*]
+set title "kernel memory per armed timer (Slab + vmalloc growth)"
+set ylabel "bytes per timer"
+plot "$d/mem-twheel-bytes_per_timer.dat" t "twheel" lw 2, \
+     "$d/mem-timerfd-bytes_per_timer.dat" t "timerfd", \
+     "$d/mem-posix-bytes_per_timer.dat" t "POSIX timer", \
+     "$d/mem-io_uring-bytes_per_timer.dat" t "io\\\\_uring timeout"
+unset multiplot
+EOF
+echo "plots: $outdir/bench-kernel.png $outdir/bench-setcancel.png $outdir/bench-user.png"

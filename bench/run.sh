@@ -1,0 +1,273 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# twheel benchmarks: build the in-kernel benchmark module and the static
+# userspace benchmark, boot the stock 6.1 kernel once through the harness
+# (scripts/vm-run.sh) with a plan that runs both, and collect the results.
+#
+# Usage: bench/run.sh [--smoke | --profile] [--plots] [--kernel KERNEL]
+#   (no option)  full run (N = 10^3 .. 10^6, several repetitions; about
+#                10-20 minutes); writes build/bench/results.csv and prints
+#                the table of twheel/peer ratios (bench/report.sh)
+#   --smoke      seconds-long run with tiny N and one repetition, for
+#                `make check`; writes build/bench/results-smoke.csv
+#   --profile    instead of the benchmarks, run chosen workloads under
+#                twheel_prof.ko (a sampling profiler: perf has no PMU in
+#                TCG) and write the hottest functions of each to
+#                build/bench/profile.txt
+#   --plots      also redraw Documentation/bench-*.png from the CSV
+#                (bench/plot.sh, needs gnuplot)
+#   --kernel K   stock61 (default) | stock612; KASAN kernels are pointless
+#
+# Both modes check that the CSV is well formed, has the header
+# suite,impl,n,op,ns_per_op and rows from every suite, and exit non-zero
+# otherwise.  The last line is "N passed, N failed".
+#
+# Environment: TWHEEL_VM_MEM (default here 4G: 10^6 timerfds need ~1 GiB),
+# TWHEEL_VM_APPEND (tsc=reliable is always added, see below),
+# TWHEEL_VM_TIMEOUT (default here 3600 s, smoke 600 s), BENCH_KPARAMS /
+# BENCH_UARGS (extra twheel_bench.ko parameters / twheel_ubench options,
+# appended to the mode's defaults).
+#
+# How the binaries reach the VM: the harness's initramfs carries the
+# modules built for the kernel, the selftests and the plan.  The plan this
+# script writes carries the benchmark module and binary as a base64 tar
+# after an `exit`, and unpacks itself into /tmp/bench in the guest.
+set -euo pipefail
+BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/lib.sh
+. "$BENCH_DIR/../scripts/lib.sh"
+
+smoke=0
+plots=0
+kernel=stock61
+while (($#)); do
+	case "$1" in
+	--smoke) smoke=1; shift ;;
+	--profile) smoke=2; shift ;;
+	--plots) plots=1; shift ;;
+	--kernel) kernel=$2; shift 2 ;;
+	-h | --help) sed -n '4,30p' "$0"; exit 0 ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+done
+check_kernel_name "$kernel"
+
+out=$TWHEEL_BUILD/bench
+mkdir -p "$out"
+if ((smoke == 2)); then
+	mode=profile
+	csv=$out/results-profile.csv
+	kparams=
+	uargs=
+	: "${TWHEEL_VM_TIMEOUT:=3600}"
+elif ((smoke)); then
+	mode=smoke
+	csv=$out/results-smoke.csv
+	# Tiny N, one repetition, short intervals: a few seconds in the guest.
+	kparams="ns=100,1000 reps=1 batch=100 settle_ms=10000 sorted_max=1000 fire_max=1000 sc_ns=0,100 sc_pairs=200 tick_ms=200 wake_ms=300 mix_n=400 mix_ms=200"
+	uargs="-n 100,1000 -r 1"
+	: "${TWHEEL_VM_TIMEOUT:=600}"
+else
+	mode=full
+	csv=$out/results.csv
+	kparams="reps=7"
+	uargs="-r 5 -p 100000"
+	: "${TWHEEL_VM_TIMEOUT:=3600}"
+fi
+kparams="$kparams ${BENCH_KPARAMS:-}"
+uargs="$uargs ${BENCH_UARGS:-}"
+: "${TWHEEL_VM_MEM:=4G}"
+# Under TCG the kernel finds the vCPUs' TSCs "unsynchronized" and falls back
+# to the HPET, whose every read (ktime_get()) is an emulated MMIO access of
+# about a microsecond: clock reads would then dominate every path that takes
+# the time.  Real machines run on the TSC, so the benchmark VM does too.
+TWHEEL_VM_APPEND="${TWHEEL_VM_APPEND:-} tsc=reliable"
+export TWHEEL_VM_TIMEOUT TWHEEL_VM_MEM TWHEEL_VM_APPEND
+
+pass=0
+fail=0
+ok() { echo "ok - $*"; pass=$((pass + 1)); }
+notok() { echo "not ok - $*"; fail=$((fail + 1)); }
+finish() {
+	summary "$pass" "$fail"
+	((fail == 0))
+	exit
+}
+
+# ---- build ----------------------------------------------------------------
+
+for f in /usr/lib/x86_64-linux-gnu/liburing.a /usr/include/liburing.h; do
+	[[ -e "$f" ]] || die "$f missing: apt-get install liburing-dev"
+done
+
+buildlog=$out/build.log
+: >"$buildlog"
+log "building twheel for $kernel (scripts/build-modules.sh)"
+if ! "$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" >>"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	notok "twheel modules for $kernel"
+	finish
+fi
+kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$kernel")
+symvers=$TWHEEL_BUILD/mod/$kernel/Module.symvers
+
+# The benchmark module, out of tree: its own copy per kernel.
+kmod=$out/kmod-$kernel
+mkdir -p "$kmod"
+rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
+	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \
+	--exclude='*.symvers' "$BENCH_DIR/kernel/" "$kmod/"
+WERROR=${WERROR:-$([[ -n "${CI:-}" ]] && echo 1 || echo 0)}
+margs=(-C "$kdir" M="$kmod" W=1 TWHEEL_INCLUDE="$TWHEEL_ROOT/include"
+	KBUILD_EXTRA_SYMBOLS="$symvers")
+((WERROR)) && margs+=(KCFLAGS="-Werror")
+log "building twheel_bench.ko for $kernel"
+if ! make "${margs[@]}" modules >>"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	notok "twheel_bench.ko for $kernel"
+	finish
+fi
+
+log "building twheel_ubench (static)"
+if ! make -C "$BENCH_DIR/user" --no-print-directory O="$out" >>"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	notok "twheel_ubench"
+	finish
+fi
+ok "built twheel_bench.ko ($kernel) and twheel_ubench"
+
+# ---- the plan, with the binaries as its payload -----------------------------------
+
+pay=$out/payload
+rm -rf "$pay"
+mkdir -p "$pay"
+strip --strip-debug -o "$pay/twheel_bench.ko" "$kmod/twheel_bench.ko"
+strip --strip-debug -o "$pay/twheel_prof.ko" "$kmod/twheel_prof.ko"
+strip -o "$pay/twheel_ubench" "$out/twheel_ubench"
+
+# The guest's part of the plan, by mode.
+plan_body() {
+	if [[ $mode == profile ]]; then
+		# Each workload between insmod and rmmod of the profiler.
+		cat <<'EOF'
+prof() {
+	label=$1
+	shift
+	insmod /tmp/bench/twheel_prof.ko label="$label" period_us=50
+	"$@" || fail "$label: $* failed"
+	rmmod twheel_prof
+}
+U=/tmp/bench/twheel_ubench
+K=/tmp/bench/twheel_bench.ko
+kb() { insmod $K "$@" && rmmod twheel_bench; }
+prof user_twheel_b4096 $U -i twheel_b4096 -n 100000 -r 5
+prof user_twheel_single $U -i twheel -n 100000 -r 5
+prof user_timerfd $U -i timerfd -n 100000 -r 5
+prof k_ops_twheel kb suites=ops impls=twheel ns=100000 batch=20000 reps=25
+prof k_ops_timer_list kb suites=ops impls=timer_list ns=100000 batch=20000 reps=25
+prof k_fire_twheel kb suites=fire impls=twheel ns=1000000 reps=3
+prof k_fire_timer_list kb suites=fire impls=timer_list ns=1000000 reps=3
+prof k_mixed_twheel kb suites=mixed impls=twheel mix_ms=3000 mix_variants=plain
+prof k_mixed_twheel_slack kb suites=mixed impls=twheel mix_ms=3000 mix_variants=slack
+prof k_mixed_timer_list kb suites=mixed impls=timer_list mix_ms=3000
+prof k_tick_twheel kb suites=tick ns=1000000 tick_ms=5000
+EOF
+	else
+		cat <<EOF
+check "twheel_bench.ko runs" insmod /tmp/bench/twheel_bench.ko $kparams
+check "twheel_bench.ko unloads" rmmod twheel_bench
+check "twheel_ubench runs" /tmp/bench/twheel_ubench $uargs
+EOF
+	fi
+}
+
+plan=$out/bench-$mode.sh
+{
+	cat <<EOF
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+# Generated by bench/run.sh ($mode).
+# The binaries follow the 'exit' below as a base64 tar.gz.
+. /lib/twheel.sh
+mkdir -p /tmp/bench
+sed -n '/^__TWHEEL_BENCH_PAYLOAD__\$/,\$p' /plan | sed 1d | base64 -d | gunzip | tar -xf - -C /tmp/bench
+echo "bench: MemTotal \$(sed -n 's/^MemTotal: *//p' /proc/meminfo), \$(grep -c ^processor /proc/cpuinfo) CPUs, \$(uname -r), clocksource \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+# 10^6 timers on one file need a per-user limit above the RAM-sized default
+load twheel max_timers_per_user=4000000
+EOF
+	plan_body
+	cat <<EOF
+check "twheel unloads" rmmod twheel
+exit 0
+__TWHEEL_BENCH_PAYLOAD__
+EOF
+	tar -C "$pay" -cf - twheel_bench.ko twheel_prof.ko twheel_ubench | gzip -9 | base64
+} >"$plan"
+
+# ---- run ----------------------------------------------------------------------------
+
+log "booting $kernel ($mode run; TWHEEL_VM_MEM=$TWHEEL_VM_MEM, timeout ${TWHEEL_VM_TIMEOUT} s)"
+vmout=$out/vm-$mode.out
+vm_rc=0
+"$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 "$kernel" "$plan" >"$vmout" 2>&1 || vm_rc=$?
+grep -vE 'csv,' "$vmout" | tail -n 40
+if ((vm_rc == 0)); then
+	ok "VM run ($kernel, $mode)"
+else
+	notok "VM run ($kernel, $mode): see $vmout"
+fi
+
+# ---- results --------------------------------------------------------------------------
+
+if [[ $mode == profile ]]; then
+	console=$TWHEEL_BUILD/vm/$kernel-bench-$mode.clean.log
+	grep -aoE 'twheel_prof: prof,.*' "$console" | sed 's/^twheel_prof: prof,//' >"$out/profile.txt" || true
+	if [[ -s "$out/profile.txt" ]]; then
+		ok "profile: $out/profile.txt"
+		awk -F, '$1 != last { print ""; print "== " $1 " =="; last = $1 } { print "  " $0 }' "$out/profile.txt" | cut -c1-110
+	else
+		notok "profile: no samples in $console"
+	fi
+	finish
+fi
+
+console=$TWHEEL_BUILD/vm/$kernel-bench-$mode.clean.log
+[[ -f "$console" ]] || console=$vmout
+{
+	echo "suite,impl,n,op,ns_per_op"
+	grep -aoE 'twheel_u?bench: csv,[^[:space:]]*' "$console" |
+		sed -E 's/^twheel_u?bench: csv,//' || true
+} >"$csv.tmp"
+mv "$csv.tmp" "$csv"
+
+# Well formed: header, 5 fields, numeric n and value; every suite present.
+bad=$(awk -F, 'NR == 1 { if ($0 != "suite,impl,n,op,ns_per_op") print "header: " $0; next }
+	NF != 5 || $1 !~ /^[a-z_]+$/ || $2 !~ /^[a-z0-9_]+$/ || $3 !~ /^[0-9]+$/ ||
+	$4 !~ /^[a-z0-9_]+$/ || $5 !~ /^-?[0-9]+(\.[0-9]+)?$/ { print NR ": " $0 }' "$csv")
+rows=$(($(wc -l <"$csv") - 1))
+missing=()
+for s in prims ops fire setcancel tick wakeups mixed user mem; do
+	grep -q "^$s," "$csv" || missing+=("$s")
+done
+if [[ -z "$bad" && $rows -gt 0 && ${#missing[@]} -eq 0 ]]; then
+	ok "$csv: $rows rows, every suite present"
+else
+	[[ -n "$bad" ]] && printf 'malformed: %s\n' "$bad" | head -n 20 >&2
+	((${#missing[@]})) && echo "no rows from: ${missing[*]}" >&2
+	notok "$csv well formed and complete ($rows rows)"
+fi
+grep -a 'twheel_u\?bench: \(note\|error\)' "$console" || true
+
+if ((rows > 0)); then
+	echo
+	"$BENCH_DIR/report.sh" "$csv" || true
+fi
+if ((plots)); then
+	if "$BENCH_DIR/plot.sh" "$csv"; then
+		ok "plots"
+	else
+		notok "plots"
+	fi
+fi
+finish

@@ -138,7 +138,7 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 	struct twheel_utimer *ut = container_of(timer, struct twheel_utimer, timer);
 	struct twheel_ctx *ctx = ut->ctx;
 	ktime_t expires = twheel_timer_expires(timer);
-	ktime_t now = ktime_get();
+	ktime_t now = twheel_fire_time(timer);
 	bool wake = false;
 
 	spin_lock(&ctx->lock);

@@ -91,6 +91,7 @@
  * @running:    the timer whose callback runs now, or NULL
  * @running_cpu: CPU running the callbacks, valid while @running is set
  * @running_wq: cancel_sync waiters for @running to change
+ * @tick_now:   the clock as the running tick handler read it
  * @tick:       the hrtimer driving the wheel (soft mode)
  * @programmed: tick whose end @tick is set for, TW_NO_TICK when not armed
  * @in_tick:    the tick handler runs; it programs @tick on its way out
@@ -108,6 +109,7 @@ struct twheel {
 	struct twheel_timer *running;
 	int running_cpu;
 	wait_queue_head_t running_wq;
+	ktime_t tick_now;
 	struct hrtimer tick;
 	u64 programmed;
 	bool in_tick;
@@ -236,6 +238,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	w->in_tick = true;
 	w->stats.wakeups++;
 	now = ktime_get();
+	WRITE_ONCE(w->tick_now, now);
 	upto = twheel_time_to_tick(w, now);
 	clk = w->wheel.clk;
 	n = tw_wheel_advance(&w->wheel, upto, budget, &w->expired);
@@ -694,6 +697,25 @@ ktime_t twheel_timer_expires(const struct twheel_timer *timer)
 	return READ_ONCE(timer->expires);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_expires);
+
+/**
+ * twheel_fire_time() - the time at which a running callback's timer fired
+ * @timer: the timer whose callback is running
+ *
+ * The tick handler reads the clock once per run and fires every timer due
+ * by then; this is that reading.  It is never before the timer's expiry,
+ * and saves a callback that wants its fire time a clock read of its own
+ * (costly with some clocksources, and a callback may run thousands of
+ * times per tick).
+ *
+ * Context: the timer's own callback.
+ * Return: the fire time, CLOCK_MONOTONIC.
+ */
+ktime_t twheel_fire_time(const struct twheel_timer *timer)
+{
+	return READ_ONCE(timer->wheel->tick_now);
+}
+EXPORT_SYMBOL_GPL(twheel_fire_time);
 
 /**
  * twheel_next_expiry() - when the next timer will fire

@@ -121,6 +121,7 @@ int twheel_timer_cancel_sync(struct twheel_timer *timer);
 int twheel_timer_shutdown_sync(struct twheel_timer *timer);
 bool twheel_timer_pending(const struct twheel_timer *timer);
 ktime_t twheel_timer_expires(const struct twheel_timer *timer);
+ktime_t twheel_fire_time(const struct twheel_timer *timer);
 
 ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound);
 void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats);

@@ -33,21 +33,33 @@ quiet_if_clean() {
 	return "$rc"
 }
 
+# checkpatch_files IGNORES PATHSPEC...: checkpatch every tracked (or new,
+# not ignored) .c/.h file under the pathspecs.
+checkpatch_files() {
+	local ignores=$1 files=()
+	shift
+	mapfile -t files < <(git ls-files -co --exclude-standard -- "$@" | sort -u)
+	((${#files[@]})) || return 0
+	echo "checkpatch.pl --strict --no-tree --ignore $ignores -f: ${files[*]}"
+	perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --show-types \
+		--ignore "$ignores" --quiet --no-summary -f "${files[@]}"
+}
+
 lint_checkpatch() {
-	local files=()
-	mapfile -t files < <(git ls-files -co --exclude-standard -- \
-		'src/*.[ch]' 'include/*.[ch]' 'kunit/*.[ch]' 'samples/*.[ch]' \
-		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' | sort -u)
-	((${#files[@]})) || { echo "no C files"; return 0; }
-	echo "checkpatch.pl --strict --no-tree -f: ${#files[@]} files"
-	# One check is ignored, because it cannot apply out of tree:
-	# LINUX_VERSION_CODE ("code should be for the version to which it is
-	# merged") -- twheel is never merged, it must build against 6.1 and
-	# 6.12 at once, and its compat helpers are where version tests belong.
+	local rc=0
+	# Ignored, because they cannot apply here:
+	#  LINUX_VERSION_CODE  "code should be for the version to which it is
+	#      merged" -- twheel is never merged, it must build against 6.1 and
+	#      6.12 at once, and its compat helpers are where version tests go.
+	#  PREFER_KERNEL_TYPES (userspace only) u64/u32 do not exist in user
+	#      space; programs use <stdint.h> types and the uapi __u64.
 	# With -f the patch-only checks (FILE_PATH_CHANGES, commit message
 	# rules) do not fire, and our files carry SPDX tags as in-tree ones do.
-	perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --show-types \
-		--ignore LINUX_VERSION_CODE --quiet --no-summary -f "${files[@]}"
+	checkpatch_files LINUX_VERSION_CODE \
+		'src/*.[ch]' 'include/*.[ch]' 'kunit/*.[ch]' 'samples/*.[ch]' || rc=1
+	checkpatch_files LINUX_VERSION_CODE,PREFER_KERNEL_TYPES \
+		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' || rc=1
+	return "$rc"
 }
 
 lint_kernel_doc() {

@@ -23,7 +23,8 @@
 # suite,impl,n,op,ns_per_op and rows from every suite, and exit non-zero
 # otherwise.  The last line is "N passed, N failed".
 #
-# Environment: TWHEEL_VM_MEM (default here 4G: 10^6 timerfds need ~1 GiB),
+# Environment: TWHEEL_VM_MEM (default here 4G, smoke 1G: 10^6 timerfds need
+# ~1 GiB),
 # TWHEEL_VM_APPEND (tsc=reliable is always added, see below),
 # TWHEEL_VM_TIMEOUT (default here 3600 s, smoke 600 s), BENCH_KPARAMS /
 # BENCH_UARGS (extra twheel_bench.ko parameters / twheel_ubench options,
@@ -68,6 +69,7 @@ elif ((smoke)); then
 	kparams="ns=100,1000 reps=1 batch=100 settle_ms=10000 sorted_max=1000 fire_max=1000 sc_ns=0,100 sc_pairs=200 tick_ms=200 wake_ms=300 mix_n=400 mix_ms=200"
 	uargs="-n 100,1000 -r 1"
 	: "${TWHEEL_VM_TIMEOUT:=600}"
+	: "${TWHEEL_VM_MEM:=1G}"
 else
 	mode=full
 	csv=$out/results.csv

@@ -97,6 +97,7 @@
  * @in_tick:    the tick handler runs; it programs @tick on its way out
  * @start:      CLOCK_MONOTONIC time of the start of tick 0
  * @tick_ns:    tick length in ns
+ * @last_tick:  first tick whose end is beyond KTIME_MAX
  * @budget:     most callbacks per tick handler run
  * @stats:      counters, see struct twheel_stats
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
@@ -115,6 +116,7 @@ struct twheel {
 	bool in_tick;
 	ktime_t start;
 	u32 tick_ns;
+	u64 last_tick;
 	unsigned int budget;
 	struct twheel_stats stats;
 	struct dentry *debugfs;
@@ -134,9 +136,7 @@ static u64 twheel_time_to_tick(const struct twheel *w, ktime_t t)
 /* The time at which tick @tick is over, saturated to KTIME_MAX. */
 static ktime_t twheel_tick_end(const struct twheel *w, u64 tick)
 {
-	u64 limit = div_u64(KTIME_MAX - w->start, w->tick_ns);
-
-	if (tick >= limit)
+	if (tick >= w->last_tick)
 		return KTIME_MAX;
 	return w->start + (tick + 1) * w->tick_ns;
 }
@@ -332,6 +332,7 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	w->budget = budget;
 	w->programmed = TW_NO_TICK;
 	w->start = ktime_get();
+	w->last_tick = div_u64(KTIME_MAX - w->start, tick_ns);
 	w->stats.tick_ns = tick_ns;
 	w->stats.slots = 1ULL << bits;
 	tw_wheel_init(&w->wheel, slots, occupied, bits, 0);
@@ -461,7 +462,10 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(ktime_get(), expires);
 	lo = max(twheel_time_to_tick(w, expires), w->wheel.clk);
-	hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)), lo);
+	hi = lo;
+	if (slack_ns)
+		hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
+			 lo);
 
 	/* Keep a pending timer where it is when that still fits the range. */
 	if (!ret || (timer->state & TWHEEL_TIMER_EXPIRED) ||

@@ -21,8 +21,8 @@
 # a TAP/KTAP test case failed; fewer than --min-tests cases ran.
 #
 # The full console log is kept in build/vm/<kernel>-<plan>.log.  The last
-# line printed is "N passed, N failed" over the test cases; a bad verdict
-# that no test case accounts for adds one failure.
+# line printed is "N passed, N failed" over the test cases, plus one failure
+# for a bad verdict that no test case accounts for (splat, crash, timeout).
 #
 # Environment: TWHEEL_VM_TIMEOUT (default 300 s), TWHEEL_VM_MEM (1G),
 # TWHEEL_VM_APPEND (extra kernel command line), TWHEEL_VM_VERBOSE=1 (print
@@ -138,22 +138,31 @@ else
 	sed -n '/TWHEEL-PLAN: /,/TWHEEL-EXIT: /p' "$clean"
 fi
 
+# reasons: why the run failed; verdict_bad: a reason that no TAP/KTAP
+# result accounts for (a splat, a crash, a timeout, too few cases) and that
+# therefore counts as one failure of its own in the summary.
 reasons=()
-((qemu_rc == 124 || qemu_rc == 137)) && reasons+=("timed out after ${timeout_s} s")
-((qemu_rc != 0 && qemu_rc != 124 && qemu_rc != 137)) && reasons+=("qemu exited with status $qemu_rc")
+verdict_bad=0
+bad() {
+	reasons+=("$1")
+	verdict_bad=1
+}
+((qemu_rc == 124 || qemu_rc == 137)) && bad "timed out after ${timeout_s} s"
+((qemu_rc != 0 && qemu_rc != 124 && qemu_rc != 137)) && bad "qemu exited with status $qemu_rc"
+read -r passed failed skipped < <(awk -f "$TWHEEL_ROOT/scripts/tap-count.awk" "$clean")
 guest_rc=$(sed -n 's/^.*TWHEEL-EXIT: \([0-9]*\).*$/\1/p' "$clean" | tail -n 1)
 if [[ -z "$guest_rc" ]]; then
-	reasons+=("no TWHEEL-EXIT sentinel: the guest crashed, hung or never ran the plan")
+	bad "no TWHEEL-EXIT sentinel: the guest crashed, hung or never ran the plan"
 elif ((guest_rc != 0)); then
+	# a test program's failing status is already counted by its TAP lines
 	reasons+=("the plan failed (guest rc $guest_rc)")
+	((failed)) || verdict_bad=1
 fi
 splats=$(grep -cE "$SPLAT_RE" "$clean" || true)
-((splats)) && reasons+=("$splats kernel splat line(s) on the console")
-
-read -r passed failed skipped < <(awk -f "$TWHEEL_ROOT/scripts/tap-count.awk" "$clean")
+((splats)) && bad "$splats kernel splat line(s) on the console"
 ((failed)) && reasons+=("$failed test case(s) failed")
 total=$((passed + failed + skipped))
-((total < min_tests)) && reasons+=("only $total test case(s) ran, expected at least $min_tests")
+((total < min_tests)) && bad "only $total test case(s) ran, expected at least $min_tests"
 
 if ((${#reasons[@]})); then
 	log "$run_id: FAIL after ${elapsed} s; console: $console"
@@ -167,10 +176,8 @@ if ((${#reasons[@]})); then
 		echo "---- last 40 console lines ----" >&2
 		tail -n 40 "$clean" >&2
 	fi
-	# a bad verdict always counts as at least one failure
-	((failed)) || failed=1
 	echo "# $run_id: $skipped skipped"
-	summary "$passed" "$failed"
+	summary "$passed" $((failed + verdict_bad))
 	exit 1
 fi
 log "$run_id: PASS in ${elapsed} s ($total test cases, $skipped skipped; console: $console)"

@@ -51,7 +51,7 @@ check:
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
-	rm -rf build
+	rm -rf build .checkpatch-camelcase.*
 
 # Targets of later issues, not implemented yet:
 #   demo   the end-to-end demonstration (the README's main command)

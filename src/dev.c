@@ -370,7 +370,7 @@ static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&c, arg, sizeof(c)))
 		return -EFAULT;
-	if (c.flags || c.status)
+	if (c.flags)
 		return -EINVAL;
 	ret = twheel_do_cancel(ctx, c.handle, &c.status);
 	if (ret)
@@ -388,8 +388,7 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&q, arg, sizeof(q)))
 		return -EFAULT;
-	if (q.flags || q.state || q.remaining || q.expires || q.period ||
-	    q.cookie)
+	if (q.flags)
 		return -EINVAL;
 	handle = q.handle;
 	ut = twheel_lookup(ctx, handle);
@@ -445,7 +444,7 @@ static long twheel_ioctl_batch(struct twheel_ctx *ctx, void __user *arg)
 
 	if (copy_from_user(&b, arg, sizeof(b)))
 		return -EFAULT;
-	if (b.flags || b.__reserved || b.done)
+	if (b.flags || b.__reserved)
 		return -EINVAL;
 	if (b.count > TWHEEL_MAX_BATCH)
 		return -E2BIG;
@@ -480,7 +479,8 @@ static long twheel_ioctl_batch(struct twheel_ctx *ctx, void __user *arg)
 	}
 	if (!i && err)
 		return err;
-	if (put_user(i, &ubatch->done))
+	/* The return value is authoritative; @done is a convenience copy. */
+	if (put_user(i, &ubatch->done) && !i)
 		return -EFAULT;
 	return i;
 }

@@ -156,7 +156,8 @@ void tw_wheel_remove(struct tw_wheel *w, struct twheel_node *node)
  * @w:       the wheel
  * @upto:    first tick that is not over yet
  * @max:     most nodes to hand out (the execution cap); 0 means no cap
- * @expired: list receiving the due nodes, unlinked from the wheel
+ * @expired: list receiving the due nodes, unlinked from the wheel; they are
+ *           appended in the order of their ticks (within one revolution)
  *
  * Return: the number of nodes moved to @expired.  If it is @max, due nodes
  * may remain: @w->clk is then below @upto and the next advance returns
@@ -165,8 +166,14 @@ void tw_wheel_remove(struct tw_wheel *w, struct twheel_node *node)
 unsigned int tw_wheel_advance(struct tw_wheel *w, u64 upto, unsigned int max,
 			      struct hlist_head *expired)
 {
+	struct hlist_node *last = NULL;
 	u64 from = w->clk;
 	unsigned int n = 0;
+
+	/* Append, so that nodes come out in the order their ticks passed. */
+	if (!hlist_empty(expired))
+		for (last = expired->first; last->next; last = last->next)
+			;
 
 	while (w->clk < upto) {
 		struct twheel_node *node;
@@ -190,7 +197,11 @@ unsigned int tw_wheel_advance(struct tw_wheel *w, u64 upto, unsigned int max,
 				goto out;
 			}
 			hlist_del(&node->entry);
-			hlist_add_head(&node->entry, expired);
+			if (last)
+				hlist_add_behind(&node->entry, last);
+			else
+				hlist_add_head(&node->entry, expired);
+			last = &node->entry;
 			w->count--;
 			n++;
 		}

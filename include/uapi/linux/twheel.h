@@ -30,7 +30,8 @@
  *
  * All ioctl structures have fixed-width fields, explicit padding and the
  * same layout for 32 and 64-bit callers.  Fields named __reserved and flag
- * bits not defined here must be zero.
+ * bits not defined here must be zero; output fields are ignored on input,
+ * so a structure may be reused for the next call.
  *
  * The errno values have a fixed meaning:
  *
@@ -38,7 +39,10 @@
  *  - EINVAL: unknown flag bit or operation, non-zero reserved field,
  *    negative expiry, period or slack out of range, read() buffer smaller
  *    than one event
- *  - EFAULT: a user pointer could not be read or written
+ *  - EFAULT: a user pointer could not be read or written.  An operation
+ *    that already took effect is not undone when only its output could not
+ *    be written, except TWHEEL_IOC_ARM, which cancels the new timer because
+ *    its handle would be lost
  *  - ENOENT: no timer with this handle in this file
  *  - ENOSPC: the per-file or per-user limit of timers is reached
  *  - ENOMEM: the kernel ran out of memory; the file is unchanged
@@ -197,9 +201,10 @@ struct twheel_batch_op {
  * Records are processed in order.  Each one gets its own @result: a record
  * that fails (ENOENT, EINVAL, ENOSPC...) does not stop the batch.  The batch
  * stops early only when a record cannot be read or written back (EFAULT) or
- * on ENOMEM; @done and the ioctl's return value then give the number of
- * records processed, and records from @done on are untouched.  If not even
- * the first record could be processed the ioctl fails with that errno.
+ * on ENOMEM; the ioctl's return value (and @done, if it can be written)
+ * then gives the number of records processed, and later records are
+ * untouched.  If not even the first record could be processed the ioctl
+ * fails with that errno.
  */
 struct twheel_batch {
 	__aligned_u64 ops;

@@ -7,6 +7,8 @@
 #   modules     make modules-all (builds the debug kernel on a cold cache)
 #   selftest    make selftest (stock61, stock612, debug VMs)
 #   kunit       make kunit (debug VM)
+#   tools       libtwheel's unit test and export check (no kernel)
+#   bench-smoke seconds-long benchmark run in a stock 6.1 VM
 # A failing step does not stop the later ones, so one run shows every
 # problem.  Prints per-step timings; the last line is the total
 # "N passed, N failed"; exits non-zero if anything failed.
@@ -32,6 +34,8 @@ step lint make --no-print-directory lint
 step modules make --no-print-directory modules-all
 step selftest make --no-print-directory selftest
 step kunit make --no-print-directory kunit
+step tools make --no-print-directory -C tools check
+step bench-smoke make --no-print-directory -C bench smoke
 
 echo
 report_counted "check (total $((SECONDS - start)) s)"

@@ -20,8 +20,10 @@ set -euo pipefail
 BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.1)
 # qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev
-# carries the libc.a the static selftest binaries link against.
-VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev)
+# carries the libc.a the static selftest binaries link against, gcc-multilib
+# the 32-bit one of the compat selftest, liburing-dev the static liburing
+# of the userspace benchmark.
+VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev)
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts.
 LINT=(sparse perl shellcheck)
 

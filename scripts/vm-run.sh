@@ -87,6 +87,11 @@ if ! make -C "$TWHEEL_ROOT/selftests" --no-print-directory \
 	cat "$buildlog" >&2
 	die "selftest build failed"
 fi
+# twheelctl (static) for the demo and for plans that drive the device
+if ! make -C "$TWHEEL_ROOT/tools" --no-print-directory all >"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	die "tools build failed"
+fi
 
 # ---- initramfs --------------------------------------------------------------------
 
@@ -101,6 +106,7 @@ find "$TWHEEL_BUILD/mod/$kernel" -name '*.ko' -exec cp {} "$stage/modules/" \;
 # the debug kernel's own modules (kunit.ko); stock kernels need none of theirs
 [[ "$kernel" == debug ]] && find "$kdir" -name '*.ko' -exec cp {} "$stage/modules/kernel/" \;
 find "$TWHEEL_BUILD/selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/selftests/" \;
+install -m 0755 "$TWHEEL_ROOT/tools/twheelctl" "$stage/bin/twheelctl"
 install -m 0755 "$TWHEEL_ROOT/scripts/vm/init" "$stage/init"
 install -m 0644 "$TWHEEL_ROOT/scripts/vm/lib.sh" "$stage/lib/twheel.sh"
 install -m 0644 "$plan_file" "$stage/plan"

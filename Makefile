@@ -3,7 +3,8 @@
 # twheel: build and test entry points.  What is compiled is described by
 # Kbuild (kbuild reads it in preference to this file for M= builds).
 #
-#   make              build src/twheel.ko (and the sample) for KDIR, in place
+#   make              build src/twheel.ko (and the sample) for KDIR, in place,
+#                     and tools/ (libtwheel, twheelctl)
 #   make modules-all  build for the three test kernels, in build/mod/<kernel>/
 #   make kunit        KUnit suites in the debug kernel VM
 #   make selftest     selftests/ in stock 6.1, stock 6.12 and debug VMs
@@ -29,7 +30,10 @@ KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) W=1 \
 
 export WERROR
 
-all: modules
+all: modules tools
+
+tools:
+	@$(MAKE) --no-print-directory -C tools all
 
 modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree: install headers (sudo scripts/deps.sh build) or set KDIR=" >&2; exit 1; }
@@ -76,4 +80,4 @@ docs fuzz:
 	@echo "make $@: not implemented yet" >&2
 	@exit 2
 
-.PHONY: all modules modules-all kunit selftest lint check clean demo bench docs fuzz
+.PHONY: all tools modules modules-all kunit selftest lint check clean demo bench docs fuzz

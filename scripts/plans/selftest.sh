@@ -9,6 +9,20 @@
 load twheel
 check "twheel_sample loads" insmod /modules/twheel_sample.ko
 
+# The sample re-arms its timer from the callback ten times, 20 ms apart, and
+# counts in /sys/module/twheel_sample/parameters/fired.  Poll that counter
+# (bounded: 10 s) and require no "early" complaint from the sample.
+sample_fired() {
+	_i=0
+	while [ "$(cat /sys/module/twheel_sample/parameters/fired)" -lt 10 ]; do
+		_i=$((_i + 1))
+		[ "$_i" -le 100 ] || return 1
+		sleep 0.1
+	done
+	! dmesg | grep -q 'twheel_sample: .*early'
+}
+check "twheel_sample timers fire 10 times, none early" sample_fired
+
 found=
 for t in /selftests/*; do
 	[ -x "$t" ] || continue

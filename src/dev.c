@@ -748,9 +748,14 @@ static int twheel_release(struct inode *inode, struct file *file)
 	struct twheel_utimer *ut;
 	unsigned long id;
 
-	/* No ioctl or read can run now; stop every callback, then free. */
+	/*
+	 * No ioctl or read can run now.  Stop each timer, then unlink its
+	 * event before freeing it: callbacks of the timers not yet stopped
+	 * still queue events on the ready list.
+	 */
 	xa_for_each(&ctx->timers, id, ut) {
 		twheel_timer_shutdown_sync(&ut->timer);
+		twheel_withdraw_event(ctx, ut);
 		kmem_cache_free(twheel_utimer_cache, ut);
 		cond_resched();
 	}

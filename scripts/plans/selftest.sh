@@ -23,6 +23,37 @@ sample_fired() {
 }
 check "twheel_sample timers fire 10 times, none early" sample_fired
 
+# The module is pinned while a file is open, and the file shows its state.
+rmmod_refused_while_open() {
+	exec 3</dev/twheel
+	_rc=0
+	grep -q '^timers:' /proc/self/fdinfo/3 || _rc=1
+	rmmod twheel 2>/dev/null && _rc=1
+	exec 3<&-
+	return "$_rc"
+}
+check "rmmod refused while /dev/twheel is open; fdinfo shows timers" \
+	rmmod_refused_while_open
+check "debugfs stats of the default wheel" \
+	grep -q '^wakeups:' /sys/kernel/debug/twheel/default/stats
+
+# Tracepoints: arm one timer through the device with the twheel events on;
+# the trace must show it started, the wheel ticking and it expiring.
+trace_shows_timer() {
+	_t=/sys/kernel/tracing
+	[ -d "$_t/events/twheel" ] || return 1
+	echo >"$_t/trace"
+	echo 1 >"$_t/events/twheel/enable"
+	twheelctl arm 5 >/dev/null
+	_rc=$?
+	echo 0 >"$_t/events/twheel/enable"
+	[ "$_rc" -eq 0 ] || return 1
+	for _ev in twheel_timer_start twheel_tick twheel_timer_expire; do
+		grep -q "$_ev:" "$_t/trace" || { echo "no $_ev in the trace"; return 1; }
+	done
+}
+check "tracepoints: start, tick and expire of a timer" trace_shows_timer
+
 found=
 for t in /selftests/*; do
 	[ -x "$t" ] || continue

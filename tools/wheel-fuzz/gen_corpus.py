@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Write the seed corpus of fuzz_wheel (deterministic: same bytes every run).
+
+Input layout (see fuzz_wheel.c): [bits] [clk mode] [clk bytes] then ops,
+each an opcode byte (op % 10: 0-2 insert, 3 remove, 4 re-insert,
+5-7 advance, 8 next_key, 9 pick_key) followed by its argument bytes.
+Usage: gen_corpus.py [DIR]   (default: corpus/ next to this script)
+"""
+import os
+import random
+import sys
+
+INS, REM, REINS, ADV, NEXT, PICK = 0, 3, 4, 5, 8, 9
+
+
+def ins(node, sel, *args):
+    return bytes([INS, node, sel, *args])
+
+
+def adv(sel, capb=0, *args):
+    return bytes([ADV, sel, capb, *args])
+
+
+SEEDS = {
+    # 16 slots from tick 0: near keys, past keys, one tick at a time.
+    "tick-by-tick": bytes([0, 0])
+    + b"".join(ins(n, 0, n * 3) for n in range(8))
+    + ins(8, 1, 5)
+    + b"".join(adv(0) for _ in range(30)),
+    # Keys at exact multiples of the span share slot 0; single-revolution
+    # advances must leave the later revolutions alone.
+    "span-multiples": bytes([2, 1, 0x12, 0x34])
+    + b"".join(ins(n, 2, n) for n in range(5))
+    + bytes([NEXT, 3]) + adv(6) + bytes([NEXT, 1]) + adv(6) + adv(3, 0, 0, 1),
+    # Far-future keys beyond 2^32 and a huge, capped advance.
+    "far-future": bytes([6, 2, 0, 0, 1, 0, 0])
+    + b"".join(ins(n, 4, 0, 0, n, n) for n in range(6))
+    + b"".join(ins(10 + n, 0, n) for n in range(20))
+    + adv(4, 0x83, 0, 0x10, 0, 0, 12) + adv(4, 0x81, 0, 0x10, 0, 0, 12)
+    + adv(4, 0, 0xff, 0xff, 0xff, 0xff, 20) + bytes([NEXT, 3]),
+    # Execution cap inside one slot, with one or two entries already on
+    # the expired list.
+    "cap-in-slot": bytes([1, 0])
+    + b"".join(ins(n, 7, 0) for n in range(12))
+    + adv(0x87, 0x82) + adv(0xc7, 0x82) + adv(7, 0x80) + adv(2, 0, 40),
+    # Remove, move and re-insert pending nodes, then query.
+    "remove-reinsert": bytes([3, 3, 7])
+    + b"".join(ins(n, 5, 0, n * 17) for n in range(16))
+    + bytes([REM, 3, REM, 4, REINS, 5, 0, 9, REINS | 0x80, 6])
+    + bytes([NEXT, 0, 200, NEXT, 2, NEXT, 4, 0, 0, 0, 1, 0])
+    + adv(5) + adv(5, 0x84) + bytes([NEXT, 3]),
+    # Range scheduling around powers of two.
+    "pick-key": bytes([0, 0])
+    + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])
+    + bytes([PICK, 0x42, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 255]),
+}
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "corpus")
+    os.makedirs(out, exist_ok=True)
+    rng = random.Random(6)
+    for i in range(4):
+        SEEDS["random-%d" % i] = bytes(rng.randrange(256)
+                                       for _ in range(256 << i))
+    for name, data in SEEDS.items():
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()

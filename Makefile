@@ -14,6 +14,8 @@
 #   make demo         boot stock 6.1, load twheel, run a million timers
 #                     through /dev/twheel (twheelctl demo)
 #   make bench        benchmarks (Documentation/benchmarks.rst)
+#   make fuzz         libFuzzer on the userspace build of src/wheel.c
+#                     (FUZZ_SECONDS, default 60)
 #   make clean
 #
 # Every target ends with a line "N passed, N failed".
@@ -68,6 +70,10 @@ bench:
 	@scripts/deps.sh all
 	@bench/run.sh
 
+fuzz:
+	@scripts/deps.sh lint
+	@$(MAKE) --no-print-directory -C tools/wheel-fuzz fuzz
+
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) --no-print-directory -C tools clean
@@ -75,8 +81,7 @@ clean:
 
 # Targets of later issues, not implemented yet:
 #   docs   the Sphinx documentation
-#   fuzz   ioctl fuzzing in the debug VM
-docs fuzz:
+docs:
 	@echo "make $@: not implemented yet" >&2
 	@exit 2
 

@@ -8,6 +8,7 @@
 #   selftest    make selftest (stock61, stock612, debug VMs)
 #   kunit       make kunit (debug VM)
 #   tools       libtwheel's unit test and export check (no kernel)
+#   wheel-fuzz  src/wheel.c built in userspace: corpus replay + 10 s of libFuzzer
 #   bench-smoke seconds-long benchmark run in a stock 6.1 VM
 # A failing step does not stop the later ones, so one run shows every
 # problem.  Prints per-step timings; the last line is the total
@@ -35,6 +36,7 @@ step modules make --no-print-directory modules-all
 step selftest make --no-print-directory selftest
 step kunit make --no-print-directory kunit
 step tools make --no-print-directory -C tools check
+step wheel-fuzz make --no-print-directory -C tools/wheel-fuzz smoke
 step bench-smoke make --no-print-directory -C bench smoke
 
 echo

@@ -24,8 +24,10 @@ BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 # the 32-bit one of the compat selftest, liburing-dev the static liburing
 # of the userspace benchmark.
 VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev)
-# checkpatch.pl needs a full perl; shellcheck lints the harness scripts.
-LINT=(sparse perl shellcheck)
+# checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
+# clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
+# wheel (tools/wheel-fuzz).
+LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
 
 want=()
 (($#)) || set -- all

@@ -53,12 +53,20 @@ lint_checkpatch() {
 	#      6.12 at once, and its compat helpers are where version tests go.
 	#  PREFER_KERNEL_TYPES (userspace only) u64/u32 do not exist in user
 	#      space; programs use <stdint.h> types and the uapi __u64.
+	#  CAMELCASE (userspace only) names fixed by others' ABIs, such as
+	#      libFuzzer's LLVMFuzzerTestOneInput.
+	#  MACRO_ARG_REUSE (the wheel's userspace shim only) its list and
+	#      bitops macros reimplement the kernel's, whose for-each pattern
+	#      reuses its arguments by design.
 	# With -f the patch-only checks (FILE_PATH_CHANGES, commit message
 	# rules) do not fire, and our files carry SPDX tags as in-tree ones do.
 	checkpatch_files LINUX_VERSION_CODE \
 		'src/*.[ch]' 'include/*.[ch]' 'kunit/*.[ch]' 'samples/*.[ch]' || rc=1
-	checkpatch_files LINUX_VERSION_CODE,PREFER_KERNEL_TYPES \
-		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' || rc=1
+	checkpatch_files LINUX_VERSION_CODE,PREFER_KERNEL_TYPES,CAMELCASE \
+		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' \
+		':!tools/wheel-fuzz/shim' || rc=1
+	checkpatch_files PREFER_KERNEL_TYPES,MACRO_ARG_REUSE \
+		'tools/wheel-fuzz/shim/*.h' || rc=1
 	return "$rc"
 }
 

@@ -41,9 +41,7 @@
 #define NODES		64
 #define MAX_BITS	10
 #define MAX_OPS		4096
-#define KEY_LIMIT	(1ULL << 62)
-
-int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+#define KEY_LIMIT	BIT_ULL(62)
 
 /*
  * The checkers walk every slot after most operations; their own branches

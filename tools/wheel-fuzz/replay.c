@@ -25,8 +25,8 @@ static int run_file(const char *path)
 		perror(path);
 		return 1;
 	}
-	if (fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 ||
-	    fseek(f, 0, SEEK_SET)) {
+	len = fseek(f, 0, SEEK_END) ? -1 : ftell(f);
+	if (len < 0 || fseek(f, 0, SEEK_SET)) {
 		perror(path);
 		fclose(f);
 		return 1;

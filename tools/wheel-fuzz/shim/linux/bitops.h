@@ -10,22 +10,23 @@
 #include <linux/types.h>
 
 #define BITS_PER_LONG		((int)(sizeof(long) * CHAR_BIT))
+#define BIT_ULL(nr)		(1ULL << (nr))
 #define BIT_WORD(nr)		((nr) / BITS_PER_LONG)
 #define BIT_MASK(nr)		(1UL << ((nr) % BITS_PER_LONG))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
 #define BITS_TO_LONGS(nr)	DIV_ROUND_UP(nr, BITS_PER_LONG)
 
-static inline void __set_bit(unsigned long nr, volatile unsigned long *addr)
+static inline void __set_bit(unsigned long nr, unsigned long *addr)
 {
 	addr[BIT_WORD(nr)] |= BIT_MASK(nr);
 }
 
-static inline void __clear_bit(unsigned long nr, volatile unsigned long *addr)
+static inline void __clear_bit(unsigned long nr, unsigned long *addr)
 {
 	addr[BIT_WORD(nr)] &= ~BIT_MASK(nr);
 }
 
-static inline bool test_bit(unsigned long nr, const volatile unsigned long *addr)
+static inline bool test_bit(unsigned long nr, const unsigned long *addr)
 {
 	return addr[BIT_WORD(nr)] & BIT_MASK(nr);
 }

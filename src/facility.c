@@ -99,7 +99,7 @@
  * @tick_ns:    tick length in ns
  * @last_tick:  first tick whose end is beyond KTIME_MAX
  * @budget:     most callbacks per tick handler run
- * @stats:      counters, see struct twheel_stats
+ * @stats:      event counters; the size fields are filled in by get_stats
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
  */
 struct twheel {
@@ -195,9 +195,7 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 
 		timer = hlist_entry(w->expired.first, struct twheel_timer,
 				    node.entry);
-		hlist_del_init(&timer->node.entry);
-		timer->state &= ~TWHEEL_TIMER_EXPIRED;
-		w->nr_expired--;
+		twheel_detach(w, timer);
 		if (now > ktime_add_safe(twheel_tick_end(w, timer->node.key),
 					 w->tick_ns))
 			w->stats.late++;
@@ -243,8 +241,6 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	clk = w->wheel.clk;
 	n = tw_wheel_advance(&w->wheel, upto, budget, &w->expired);
 	trace_twheel_tick(clk, upto, clk & (tw_wheel_size(&w->wheel) - 1), n);
-	if (w->wheel.max_slot > w->stats.max_slot)
-		w->stats.max_slot = w->wheel.max_slot;
 	if (n) {
 		struct twheel_timer *timer;
 
@@ -333,8 +329,6 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	w->programmed = TW_NO_TICK;
 	w->start = ktime_get();
 	w->last_tick = div_u64(KTIME_MAX - w->start, tick_ns);
-	w->stats.tick_ns = tick_ns;
-	w->stats.slots = 1ULL << bits;
 	tw_wheel_init(&w->wheel, slots, occupied, bits, 0);
 	twheel_hrtimer_setup(&w->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
@@ -765,7 +759,11 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 
 	spin_lock_irqsave(&wheel->lock, flags);
 	*stats = wheel->stats;
+	/* The rest is derived from the wheel rather than kept twice. */
 	stats->pending = wheel->wheel.count + wheel->nr_expired;
+	stats->max_slot = wheel->wheel.max_slot;
+	stats->tick_ns = wheel->tick_ns;
+	stats->slots = tw_wheel_size(&wheel->wheel);
 	spin_unlock_irqrestore(&wheel->lock, flags);
 }
 EXPORT_SYMBOL_GPL(twheel_get_stats);

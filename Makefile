@@ -16,6 +16,12 @@
 #   make bench        benchmarks (Documentation/benchmarks.rst)
 #   make fuzz         libFuzzer on the userspace build of src/wheel.c
 #                     (FUZZ_SECONDS, default 60)
+#   make robust       ioctl fuzzer, stress and lifecycle plans in stock 6.1
+#                     and debug VMs (Documentation/robustness.rst)
+#   make docs         Sphinx HTML in build/docs/html, warnings are errors
+#   make dkms-check   dkms add/build for the 6.1 and 6.12 headers, modinfo
+#   make install      modules_install for KDIR plus the udev rule
+#   make uninstall    undo make install
 #   make clean
 #
 # Every target ends with a line "N passed, N failed".
@@ -79,10 +85,17 @@ clean:
 	$(MAKE) --no-print-directory -C tools clean
 	rm -rf build .checkpatch-camelcase.*
 
-# Targets of later issues, not implemented yet:
-#   docs   the Sphinx documentation
-docs:
-	@echo "make $@: not implemented yet" >&2
-	@exit 2
+robust:
+	@scripts/robust.sh
 
-.PHONY: all tools modules modules-all kunit selftest lint check clean demo bench docs fuzz
+docs:
+	@scripts/docs.sh
+
+dkms-check:
+	@scripts/dkms-check.sh
+
+install uninstall:
+	@KDIR="$(KDIR)" scripts/install.sh $@
+
+.PHONY: all tools modules modules-all kunit selftest lint check clean demo bench docs fuzz \
+	robust dkms-check install uninstall

@@ -4,8 +4,11 @@
 # `make check`: everything, in the order that fails cheapest first.
 #   deps        scripts/deps.sh all (installs nothing when all is there)
 #   lint        make lint
+#   docs        make docs (Sphinx, warnings are errors)
 #   modules     make modules-all (builds the debug kernel on a cold cache)
+#   dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
 #   selftest    make selftest (stock61, stock612, debug VMs)
+#   robust      make robust (ioctl fuzzer, stress, lifecycle VMs)
 #   kunit       make kunit (debug VM)
 #   tools       libtwheel's unit test and export check (no kernel)
 #   wheel-fuzz  src/wheel.c built in userspace: corpus replay + 10 s of libFuzzer
@@ -32,8 +35,11 @@ start=$SECONDS
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
 step lint make --no-print-directory lint
+step docs make --no-print-directory docs
 step modules make --no-print-directory modules-all
+step dkms make --no-print-directory dkms-check
 step selftest make --no-print-directory selftest
+step robust make --no-print-directory robust
 step kunit make --no-print-directory kunit
 step tools make --no-print-directory -C tools check
 step wheel-fuzz make --no-print-directory -C tools/wheel-fuzz smoke

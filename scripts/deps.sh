@@ -6,10 +6,12 @@
 # everything does no apt work at all (and needs no root); runs
 # `apt-get update` at most once, and only when something must be installed.
 #
-# Usage: deps.sh [build|vm|lint|all]...     (default: all)
+# Usage: deps.sh [build|vm|lint|docs|dkms|all]...     (default: all)
 #   build  compile twheel.ko for the stock kernels and build the debug kernel
 #   vm     boot kernels in qemu with a busybox initramfs, static test binaries
 #   lint   checkpatch, sparse, kernel-doc, shellcheck
+#   docs   Sphinx (make docs)
+#   dkms   dkms (make dkms-check)
 set -euo pipefail
 
 # Compiling modules for the stock kernels and building the debug kernel.
@@ -28,6 +30,9 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
 # wheel (tools/wheel-fuzz).
 LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
+# Sphinx for `make docs`; dkms for `make dkms-check`.
+DOCS=(python3-sphinx)
+DKMS=(dkms)
 
 want=()
 (($#)) || set -- all
@@ -36,9 +41,11 @@ for group in "$@"; do
 	build) want+=("${BUILD[@]}") ;;
 	vm) want+=("${BUILD[@]}" "${VM[@]}") ;;
 	lint) want+=("${BUILD[@]}" "${LINT[@]}") ;;
-	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}") ;;
+	docs) want+=("${BUILD[@]}" "${DOCS[@]}") ;;
+	dkms) want+=("${BUILD[@]}" "${DKMS[@]}") ;;
+	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}") ;;
 	*)
-		echo "usage: ${0##*/} [build|vm|lint|all]..." >&2
+		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms]..." >&2
 		exit 2
 		;;
 	esac

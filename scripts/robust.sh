@@ -1,0 +1,28 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make robust`: the robustness plans (Documentation/robustness.rst) in a VM
+# of each kernel named, one VM per plan and kernel:
+#   robust     ioctl fuzzer and multi-threaded stress through /dev/twheel
+#   lifecycle  load/unload cycles with timers in flight
+# Plans that do not exist (yet) are skipped.  Ends with the
+# "N passed, N failed" total over all runs.
+#
+# Usage: robust.sh [KERNEL...]   (default: stock61 debug)
+# Environment: TWHEEL_ROBUST_PLANS (default "robust lifecycle").
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+(($#)) || set -- stock61 debug
+read -r -a plans <<<"${TWHEEL_ROBUST_PLANS:-robust lifecycle}"
+for k in "$@"; do
+	check_kernel_name "$k"
+	for p in "${plans[@]}"; do
+		[[ -f "$TWHEEL_ROOT/scripts/plans/$p.sh" ]] || continue
+		# the stress plan holds a million timers: 2G as for the demo
+		TWHEEL_VM_MEM=${TWHEEL_VM_MEM:-2G} TWHEEL_VM_TIMEOUT=${TWHEEL_VM_TIMEOUT:-900} \
+			run_counted "$p $k" "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 "$k" "$p" || true
+	done
+done
+report_counted robust

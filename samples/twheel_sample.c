@@ -45,9 +45,13 @@ static void sample_fn(struct twheel_timer *timer)
 		pr_info("done: %d expirations\n", n);
 		return;
 	}
-	/* Re-arm from the callback, drift-free from the previous expiry. */
+	/*
+	 * Re-arm from the callback, drift-free from the previous expiry.
+	 * twheel_timer_modify() is mod_timer(): it arms the timer whether or
+	 * not it is pending, so the callback need not know.
+	 */
 	sample_next = ktime_add_ms(sample_next, period_ms);
-	twheel_timer_start(timer, sample_next, 0, TWHEEL_MODE_ABS);
+	twheel_timer_modify(timer, sample_next, 0, TWHEEL_MODE_ABS);
 }
 
 static int __init sample_init(void)

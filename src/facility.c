@@ -472,8 +472,12 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		twheel_program(w, timer->node.key);
 	}
 	timer->expires = expires;
-	trace_twheel_timer_start(timer, expires, slack_ns, timer->node.key,
-				 !idle_only);
+	if (idle_only)
+		trace_twheel_timer_start(timer, expires, slack_ns,
+					 timer->node.key, false);
+	else
+		trace_twheel_timer_modify(timer, expires, slack_ns,
+					  timer->node.key, ret);
 unlock:
 	spin_unlock_irqrestore(&w->lock, flags);
 	return ret;

@@ -12,34 +12,49 @@
 #include <linux/tracepoint.h>
 #include <linux/twheel.h>
 
-/**
- * twheel_timer_start - a timer was armed or re-armed
+/*
+ * twheel_timer_start and twheel_timer_modify share one layout:
  * @timer:   the timer
  * @expires: requested expiry (CLOCK_MONOTONIC ns)
  * @slack:   allowed lateness in ns
- * @key:     tick chosen for it
- * @modify:  true for twheel_timer_modify()
+ * @key:     tick the timer is queued for
+ * @was_pending: the timer was pending before (modify only; start refuses
+ *           a pending timer)
  */
-TRACE_EVENT(twheel_timer_start,
-	    TP_PROTO(struct twheel_timer *timer, ktime_t expires, u64 slack,
-		     u64 key, bool modify),
-	    TP_ARGS(timer, expires, slack, key, modify),
-	    TP_STRUCT__entry(__field(void *, timer)
-			     __field(void *, function)
-			     __field(s64, expires)
-			     __field(u64, slack)
-			     __field(u64, key)
-			     __field(bool, modify)),
-	    TP_fast_assign(__entry->timer = timer;
-			   __entry->function = timer->function;
-			   __entry->expires = expires;
-			   __entry->slack = slack;
-			   __entry->key = key;
-			   __entry->modify = modify;),
-	    TP_printk("timer=%p function=%ps expires=%lld slack=%llu tick=%llu%s",
-		      __entry->timer, __entry->function, __entry->expires,
-		      __entry->slack, __entry->key,
-		      __entry->modify ? " modify" : "")
+DECLARE_EVENT_CLASS(twheel_timer_arm,
+		    TP_PROTO(struct twheel_timer *timer, ktime_t expires, u64 slack,
+			     u64 key, bool was_pending),
+		    TP_ARGS(timer, expires, slack, key, was_pending),
+		    TP_STRUCT__entry(__field(void *, timer)
+				     __field(void *, function)
+				     __field(s64, expires)
+				     __field(u64, slack)
+				     __field(u64, key)
+				     __field(bool, was_pending)),
+		    TP_fast_assign(__entry->timer = timer;
+				   __entry->function = timer->function;
+				   __entry->expires = expires;
+				   __entry->slack = slack;
+				   __entry->key = key;
+				   __entry->was_pending = was_pending;),
+		    TP_printk("timer=%p function=%ps expires=%lld slack=%llu tick=%llu%s",
+			      __entry->timer, __entry->function, __entry->expires,
+			      __entry->slack, __entry->key,
+			      __entry->was_pending ? " was_pending" : "")
+);
+
+/* twheel_timer_start() armed an idle timer. */
+DEFINE_EVENT(twheel_timer_arm, twheel_timer_start,
+	     TP_PROTO(struct twheel_timer *timer, ktime_t expires, u64 slack,
+		      u64 key, bool was_pending),
+	     TP_ARGS(timer, expires, slack, key, was_pending)
+);
+
+/* twheel_timer_modify() (re)armed a timer, pending or not. */
+DEFINE_EVENT(twheel_timer_arm, twheel_timer_modify,
+	     TP_PROTO(struct twheel_timer *timer, ktime_t expires, u64 slack,
+		      u64 key, bool was_pending),
+	     TP_ARGS(timer, expires, slack, key, was_pending)
 );
 
 /**

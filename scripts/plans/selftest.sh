@@ -7,6 +7,13 @@
 . /lib/twheel.sh
 
 load twheel
+# Record the twheel tracepoints from here on: the sample's callbacks re-arm
+# with twheel_timer_modify(), the trace check below looks for that too.
+TRACEFS=/sys/kernel/tracing
+if [ -d "$TRACEFS/events/twheel" ]; then
+	echo >"$TRACEFS/trace"
+	echo 1 >"$TRACEFS/events/twheel/enable"
+fi
 check "twheel_sample loads" insmod /modules/twheel_sample.ko
 
 # The sample re-arms its timer from the callback ten times, 20 ms apart, and
@@ -37,22 +44,21 @@ check "rmmod refused while /dev/twheel is open; fdinfo shows timers" \
 check "debugfs stats of the default wheel" \
 	grep -q '^wakeups:' /sys/kernel/debug/twheel/default/stats
 
-# Tracepoints: arm one timer through the device with the twheel events on;
-# the trace must show it started, the wheel ticking and it expiring.
+# Tracepoints (on since the sample loaded): arm one timer through the
+# device; the trace must show it started, the wheel ticking, it expiring,
+# and the sample's re-arms as modifies.
 trace_shows_timer() {
-	_t=/sys/kernel/tracing
-	[ -d "$_t/events/twheel" ] || return 1
-	echo >"$_t/trace"
-	echo 1 >"$_t/events/twheel/enable"
+	[ -d "$TRACEFS/events/twheel" ] || return 1
 	twheelctl arm 5 >/dev/null
 	_rc=$?
-	echo 0 >"$_t/events/twheel/enable"
+	echo 0 >"$TRACEFS/events/twheel/enable"
 	[ "$_rc" -eq 0 ] || return 1
-	for _ev in twheel_timer_start twheel_tick twheel_timer_expire; do
-		grep -q "$_ev:" "$_t/trace" || { echo "no $_ev in the trace"; return 1; }
+	for _ev in twheel_timer_start twheel_timer_modify twheel_tick \
+		twheel_timer_expire; do
+		grep -q "$_ev:" "$TRACEFS/trace" || { echo "no $_ev in the trace"; return 1; }
 	done
 }
-check "tracepoints: start, tick and expire of a timer" trace_shows_timer
+check "tracepoints: start, modify, tick and expire of timers" trace_shows_timer
 
 # Only the test programs: /selftests also holds the fuzzer and the stress
 # program that the robust plan runs.

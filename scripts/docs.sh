@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make docs`: the Sphinx HTML documentation in build/docs/html, from
+# Documentation/ (conf.py, index.rst and the pages it lists).
+#
+# kernel-doc comments are extracted at build time with the kernel's own
+# tooling from the extracted linux-source-6.1 tree (scripts/kernels.sh
+# source): conf.py puts its Documentation/sphinx on sys.path for the
+# kerneldoc extension, which runs its scripts/kernel-doc on our sources.
+#
+# The build is strict, so one run is one test:
+#   - every Sphinx warning is an error (-W), reported all at once
+#     (--keep-going), including unresolved C cross-references (-n);
+#   - kernel-doc warnings are errors (KDOC_WERROR), with the checks of
+#     kernel-doc -v (KBUILD_VERBOSE: Return: sections and the like);
+#   - every page is read again on every run (-E), so an unchanged page's
+#     warnings are not hidden by the saved environment;
+#   - the result must document every exported function of src/ and
+#     every structure, enum and macro of include/linux/twheel.h and of the
+#     UAPI header (ioctls, flags) (checked in the HTML).
+# Ends with "1 passed, 0 failed" or "0 passed, 1 failed".
+#
+# Environment: SPHINXOPTS (extra sphinx-build options).
+set -euo pipefail
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$TWHEEL_ROOT"
+
+OUT=$TWHEEL_BUILD/docs
+
+fail() {
+	log "$*"
+	summary 0 1
+	exit 1
+}
+
+# Every name in $2... must be an object id ("c.NAME") of HTML page $1.
+check_documented() {
+	local page=$OUT/html/$1 missing=() name
+	shift
+	for name in "$@"; do
+		grep -q "id=\"c\\.$name\"" "$page" || missing+=("$name")
+	done
+	((${#missing[@]} == 0)) && return 0
+	log "not documented in ${page#"$TWHEEL_ROOT"/}: ${missing[*]}"
+	return 1
+}
+
+"$TWHEEL_ROOT/scripts/deps.sh" docs || fail "missing packages"
+KSRC=$("$TWHEEL_ROOT/scripts/kernels.sh" source) || fail "no linux-source tree"
+
+# Debian's Sphinx (python3-sphinx), not whatever python3 comes first in PATH.
+SPHINX=/usr/bin/sphinx-build
+[[ -x "$SPHINX" ]] || SPHINX=$(command -v sphinx-build) || fail "sphinx-build not found"
+
+rm -rf "$OUT/html"
+mkdir -p "$OUT"
+read -r -a extra <<<"${SPHINXOPTS:-}"
+log "$SPHINX -b html -W --keep-going -n -E Documentation ${OUT#"$TWHEEL_ROOT"/}/html"
+start=$SECONDS
+# kernel-doc -v also says "info: Scanning doc for ..." of every comment,
+# which kerneldoc.py passes on when kernel-doc fails: leave those out.
+if ! TWHEEL_KSRC=$KSRC KDOC_WERROR=1 KBUILD_VERBOSE=1 \
+	"$SPHINX" -b html -W --keep-going -n -E -q -d "$OUT/doctrees" \
+	"${extra[@]}" Documentation "$OUT/html" 2>&1 |
+	{ grep -v ': info: Scanning doc for ' || true; }; then
+	fail "sphinx-build failed"
+fi
+
+mapfile -t exported < <(sed -n 's/^EXPORT_SYMBOL\(_GPL\)\{0,1\}(\([A-Za-z0-9_]*\));$/\2/p' src/*.c)
+mapfile -t kstructs < <(sed -n 's/^\(struct\|enum\) \(twheel_[a-z0-9_]*\) {$/\2/p' include/linux/twheel.h)
+mapfile -t kmacros < <(sed -n 's/^#define[[:space:]]\{1,\}\([A-Za-z0-9_]*\)[[:space:](].*/\1/p' \
+	include/linux/twheel.h | grep -v '^_' | sort -u)
+mapfile -t ustructs < <(sed -n 's/^struct \(twheel_[a-z0-9_]*\) {$/\1/p' include/uapi/linux/twheel.h)
+mapfile -t umacros < <(sed -n 's/^#define[[:space:]]\{1,\}\(TWHEEL_[A-Z0-9_]*\)[[:space:]].*/\1/p' \
+	include/uapi/linux/twheel.h)
+((${#exported[@]} && ${#kstructs[@]} && ${#ustructs[@]} && ${#umacros[@]})) ||
+	fail "found no exports, structures or macros to check"
+ok=1
+check_documented kernel-api.html "${exported[@]}" "${kstructs[@]}" "${kmacros[@]}" || ok=0
+check_documented userspace-api.html "${ustructs[@]}" "${umacros[@]}" || ok=0
+((ok)) || fail "API reference incomplete"
+
+pages=$(find "$OUT/html" -maxdepth 1 -name '*.html' ! -name genindex.html ! -name search.html | wc -l)
+log "$pages pages in ${OUT#"$TWHEEL_ROOT"/}/html ($((SECONDS - start)) s); checked ${#exported[@]} exports, $((${#kstructs[@]} + ${#ustructs[@]})) structures, $((${#kmacros[@]} + ${#umacros[@]})) macros"
+summary 1 0

@@ -200,12 +200,21 @@ static int twheel_start_utimer(struct twheel_utimer *ut, u32 flags,
 							   TWHEEL_MODE_REL);
 }
 
-/* Withdraw the unread event of a timer that can no longer fire. */
+/*
+ * Withdraw the unread event of a timer that can no longer fire.  The caller
+ * has stopped the timer, so its callback, the only one to queue its event,
+ * cannot run; and it holds the mutex (or is release()), so read(), the only
+ * other one to dequeue it, cannot either.  An empty ut->ready therefore
+ * stays empty and needs no lock; a queued one may see its neighbours change
+ * under ctx->lock, but never becomes empty by itself.
+ */
 static bool twheel_withdraw_event(struct twheel_ctx *ctx,
 				  struct twheel_utimer *ut)
 {
 	bool had_event;
 
+	if (list_empty(&ut->ready))
+		return false;
 	spin_lock_bh(&ctx->lock);
 	had_event = !list_empty(&ut->ready);
 	if (had_event) {
@@ -440,6 +449,7 @@ static long twheel_ioctl_batch(struct twheel_ctx *ctx, void __user *arg)
 	struct twheel_batch_op __user *uops;
 	struct twheel_batch b;
 	u32 i, status;
+	bool fresh;
 	int err = 0;
 
 	if (copy_from_user(&b, arg, sizeof(b)))
@@ -463,10 +473,12 @@ static long twheel_ioctl_batch(struct twheel_ctx *ctx, void __user *arg)
 			err = ret;
 			break;
 		}
-		op.result = ret;
-		if (copy_to_user(&uops[i], &op, sizeof(op))) {
+		/* Only the outputs: the handle of a fresh timer, the result. */
+		fresh = op.op == TWHEEL_OP_ARM && !ret;
+		if ((fresh && put_user(op.handle, &uops[i].handle)) ||
+		    put_user((__s64)ret, &uops[i].result)) {
 			/* Not reported: undo a fresh arm, as the single ioctl. */
-			if (op.op == TWHEEL_OP_ARM && !ret)
+			if (fresh)
 				twheel_do_cancel(ctx, op.handle, &status);
 			err = -EFAULT;
 			break;

@@ -13,7 +13,10 @@
  * described in Documentation/benchmarks.rst; in short:
  *
  * prims     costs of building blocks in this VM: div_u64, ktime_get,
- *           a spin_lock_irqsave/unlock pair, hlist add+del.
+ *           a spin_lock_irqsave/unlock pair, hlist add+del, and the two
+ *           per-timer costs of /dev/twheel's arm+cancel: a zeroed
+ *           allocation and free from a SLAB_ACCOUNT cache of its timer size,
+ *           and an xa_alloc_cyclic()+xa_erase() pair.
  * ops       N timers outstanding, expiries uniform in [min_ms, max_ms]
  *           after a base instant settle_ms in the future (so that none
  *           fires during the case; early fires are counted and reported).
@@ -57,6 +60,7 @@
 #include <linux/string.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
+#include <linux/xarray.h>
 #include <linux/twheel.h>
 
 #include "bench_compat.h"
@@ -1262,6 +1266,55 @@ static noinline u64 prim_div(u64 a, u32 b)
 	return div_u64(a, b);
 }
 
+/* What /dev/twheel allocates per timer (struct twheel_utimer in src/dev.c). */
+#define PRIM_OBJ_SIZE 144
+#define PRIM_OBJS 1000
+
+/*
+ * Allocation and handle costs: these may sleep, so they are timed without
+ * t_begin()'s bottom-half section, in chunks of PRIM_OBJS live objects.
+ */
+static void prims_slab_xa(u64 *v, unsigned int nr)
+{
+	struct kmem_cache *cache;
+	DEFINE_XARRAY_ALLOC(xa);
+	unsigned long idx;
+	void **objs, *entry;
+	u32 next = 0, id;
+	unsigned int i, r;
+	u64 t0;
+
+	cache = kmem_cache_create("twheel_bench_prim", PRIM_OBJ_SIZE, 0,
+				  SLAB_ACCOUNT, NULL);
+	objs = kcalloc(PRIM_OBJS, sizeof(*objs), GFP_KERNEL);
+	if (!cache || !objs)
+		goto out;
+	for (r = 0; r < nr; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < PRIM_OBJS; i++)
+			objs[i] = kmem_cache_zalloc(cache, GFP_KERNEL_ACCOUNT);
+		for (i = 0; i < PRIM_OBJS; i++)
+			kmem_cache_free(cache, objs[i]);
+		v[r] = ktime_get_ns() - t0;
+	}
+	emit("prims", "kernel", 0, "slab_account_alloc_free", per(median(v, nr), PRIM_OBJS));
+	for (r = 0; r < nr; r++) {
+		t0 = ktime_get_ns();
+		for (i = 0; i < PRIM_OBJS; i++)
+			if (xa_alloc_cyclic(&xa, &id, objs, xa_limit_32b, &next,
+					    GFP_KERNEL_ACCOUNT) < 0)
+				break;
+		xa_for_each(&xa, idx, entry)
+			xa_erase(&xa, idx);
+		v[r] = ktime_get_ns() - t0;
+	}
+	emit("prims", "kernel", 0, "xa_alloc_cyclic_erase", per(median(v, nr), PRIM_OBJS));
+	xa_destroy(&xa);
+out:
+	kfree(objs);
+	kmem_cache_destroy(cache);
+}
+
 static void prims(void)
 {
 	static DEFINE_SPINLOCK(lock);
@@ -1305,6 +1358,7 @@ static void prims(void)
 		v[r] = t_end(t0);
 	}
 	emit("prims", "kernel", 0, "hlist_add_del", per(median(v, nr), loops));
+	prims_slab_xa(v, nr);
 	/* keep @sum alive */
 	if (sum == 42)
 		pr_info("%s: %llu\n", __func__, sum);

@@ -20,6 +20,9 @@
  *   bytes_per_timer  kernel memory per armed timer: the growth of
  *           Slab + VmallocUsed in /proc/meminfo from before the objects
  *           were created to after all N are armed, divided by N
+ * and, first, the cost of a system call in this VM (suite "prims"):
+ * getppid() and an unknown ioctl on /dev/twheel (ENOTTY: the whole ioctl
+ * path, fd lookup, LSM hook and dispatch, without any work).
  * Median over the repetitions.  Output lines:
  *   twheel_ubench: csv,<suite>,<impl>,<n>,<op>,<value>
  * Must run as root (raises RLIMIT_NOFILE, fs.nr_open, RLIMIT_SIGPENDING).
@@ -39,6 +42,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -775,6 +779,42 @@ static void print_usage(void)
 	exit(2);
 }
 
+#define SYSCALL_LOOPS 100000
+
+/* Per-call cost of the bare system call paths, median over @reps. */
+static void run_prims(void)
+{
+	double gp[32], nt[32];
+	unsigned int r, i;
+	__u64 t0;
+	int fd = open("/dev/twheel", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0) {
+		fail("open /dev/twheel: %s", strerror(errno));
+		return;
+	}
+	for (r = 0; r < reps; r++) {
+		t0 = now_ns();
+		for (i = 0; i < SYSCALL_LOOPS; i++)
+			syscall(SYS_getppid);
+		gp[r] = (double)(now_ns() - t0) / SYSCALL_LOOPS;
+		t0 = now_ns();
+		for (i = 0; i < SYSCALL_LOOPS; i++)
+			if (ioctl(fd, _IO(TWHEEL_IOCTL_MAGIC, 0x7f)) != -1 || errno != ENOTTY)
+				break;
+		if (i < SYSCALL_LOOPS) {
+			fail("unknown ioctl did not fail with ENOTTY");
+			break;
+		}
+		nt[r] = (double)(now_ns() - t0) / SYSCALL_LOOPS;
+	}
+	close(fd);
+	if (r == reps) {
+		emit("prims", "user", 0, "syscall_getppid", median(gp, reps));
+		emit("prims", "user", 0, "ioctl_enotty", median(nt, reps));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	static const char *const all[] = {
@@ -823,6 +863,7 @@ int main(int argc, char **argv)
 			nmax = ns_list[k];
 	raise_limits(nmax);
 	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls, reps, settle_s);
+	run_prims();
 
 	for (k = 0; k < ns_count; k++) {
 		unsigned long n = ns_list[k];

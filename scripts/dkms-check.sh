@@ -17,10 +17,10 @@
 #   install   for each stock kernel, `make modules` in a copy of the work
 #             tree, then `make install` / `make uninstall` into DESTDIR
 #             staging dirs (scripts/install.sh): paths (lib/modules/<uname
-#             -r>/, which Debian's 6.1 headers get wrong by themselves),
-#             modes and contents, LOAD_AT_BOOT, INSTALL_MOD_PATH, refusal of
-#             a module built for the other kernel, and nothing left after
-#             uninstall; udev/twheel.conf must name the module.
+#             -r>/extra/twheel/), modes and contents, LOAD_AT_BOOT,
+#             INSTALL_MOD_PATH, refusal of a module built for the other
+#             kernel, and nothing left after uninstall; udev/twheel.conf
+#             must name the module.
 #   live      (in a mount namespace only) `make install` and `make uninstall`
 #             as root on a live system, with /lib/modules, /etc/udev/rules.d
 #             and /etc/modules-load.d private: depmod indexes the module,
@@ -36,6 +36,7 @@
 # directories bound over /var/lib/dkms and /etc/dkms.  Without namespaces,
 # as root, dkms runs directly and a MOK key it creates is removed again;
 # without namespaces and root, `dkms install` (root only) is skipped.
+# TWHEEL_DKMS_NS=0 forces the way without namespaces.
 #
 # TAP output; the last line is "N passed, N failed".
 set -euo pipefail
@@ -140,7 +141,8 @@ DKMS_OPTS=(--dkmstree "$W/dkms" --sourcetree "$W/src" --installtree "$W/modules"
 UNSHARE=(unshare --mount --propagation private)
 (($(id -u) == 0)) || UNSHARE+=(--map-root-user)
 mkdir -p "$W/probe/a" "$W/probe/b"
-if "${UNSHARE[@]}" mount --bind "$W/probe/a" "$W/probe/b" 2>/dev/null; then
+if [[ ${TWHEEL_DKMS_NS:-1} != 0 ]] &&
+	"${UNSHARE[@]}" mount --bind "$W/probe/a" "$W/probe/b" 2>/dev/null; then
 	MODE=ns
 fi
 rm -rf "$W/probe"

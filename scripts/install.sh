@@ -65,11 +65,12 @@ esac
 [[ -n "$KDIR" && -d "$KDIR" ]] ||
 	die "KDIR='$KDIR' is not a kernel build tree (install its headers, or pass KDIR=)"
 
-# The release modules are built for (their vermagic) and the kernel's
-# `uname -r`: UTS_RELEASE.  Not include/config/kernel.release, which kbuild's
-# modules_install uses for the directory: in Debian's 6.1 headers it says
-# "6.1.<sublevel>" where the kernel is "6.1.0-<abi>-amd64", so the release is
-# passed to modules_install explicitly.
+# The kernel's `uname -r`, which modules carry in their vermagic:
+# UTS_RELEASE.  Not include/config/kernel.release: in Debian's 6.1 headers
+# it says "6.1.<sublevel>" where the kernel is "6.1.0-<abi>-amd64" (their
+# .kernelvariables sets kbuild's KERNELRELEASE right).  It is passed to
+# modules_install too, so that its directory is always the one depmod and
+# uninstall use.
 release=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' \
 	"$KDIR/include/generated/utsrelease.h" 2>/dev/null || true)
 [[ -n "$release" ]] || die "cannot tell the kernel release of $KDIR (no include/generated/utsrelease.h)"

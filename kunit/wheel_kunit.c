@@ -127,15 +127,18 @@ static struct tw_wheel *twk_wheel_new(struct kunit *test, unsigned int bits,
 	struct hlist_head *slots;
 	unsigned long *occupied;
 	struct tw_wheel *w;
+	u64 *low;
 
 	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
 	slots = kunit_kcalloc(test, size, sizeof(*slots), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, slots);
+	low = kunit_kcalloc(test, size, sizeof(*low), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, low);
 	occupied = kunit_kcalloc(test, BITS_TO_LONGS(size), sizeof(*occupied),
 				 GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, occupied);
-	tw_wheel_init(w, slots, occupied, bits, clk);
+	tw_wheel_init(w, slots, low, occupied, bits, clk);
 	return w;
 }
 
@@ -235,6 +238,9 @@ static void twk_check_wheel(struct twk *t)
 			KUNIT_ASSERT_GE_MSG(test, node->key, w->clk,
 					    "key %llu below clk %llu",
 					    node->key, w->clk);
+			KUNIT_ASSERT_GE_MSG(test, node->key, w->low[s],
+					    "key %llu below slot %llu's bound %llu",
+					    node->key, s, w->low[s]);
 			linked++;
 		}
 	}
@@ -414,9 +420,14 @@ static void tw_wheel_init_clears_slots_and_bitmap(struct kunit *test)
 	unsigned long *occupied;
 	struct tw_wheel w;
 	size_t s, busy = 0;
+	u64 *low;
 
 	slots = kunit_kcalloc(test, size, sizeof(*slots), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, slots);
+	/* Slot bounds need no initialisation: they count only when occupied. */
+	low = kunit_kcalloc(test, size, sizeof(*low), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, low);
+	memset(low, 0x5a, size * sizeof(*low));
 	occupied = kunit_kcalloc(test, BITS_TO_LONGS(size), sizeof(*occupied),
 				 GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, occupied);
@@ -425,7 +436,7 @@ static void tw_wheel_init_clears_slots_and_bitmap(struct kunit *test)
 	bitmap_fill(occupied, size);
 	memset(&w, 0x5a, sizeof(w));
 
-	tw_wheel_init(&w, slots, occupied, bits, 1234);
+	tw_wheel_init(&w, slots, low, occupied, bits, 1234);
 
 	KUNIT_EXPECT_EQ(test, w.clk, 1234ULL);
 	KUNIT_EXPECT_EQ(test, w.count, 0UL);
@@ -708,8 +719,8 @@ static void tw_wheel_advance_one_tick_visits_one_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 33, 0), 0U);
 	KUNIT_EXPECT_EQ(test, w->clk, 33ULL);
 	KUNIT_EXPECT_EQ(test, w->count, 8UL);
-	/* It read the three entries of slot 0 and nothing else ... */
-	KUNIT_EXPECT_EQ(test, w->max_slot, 3UL);
+	/* Slot 0's bound (48) is not due: it read no list at all ... */
+	KUNIT_EXPECT_EQ(test, w->max_slot, 0UL);
 	/* ... and left them where and as they were. */
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_TRUE(test, twk_in_slot(w, &t->nodes[i]));
@@ -991,13 +1002,14 @@ static void tw_wheel_advance_catch_up_sparse(struct kunit *test)
 	twk_insert(t, 1, size * 50 + 7);
 	twk_insert(t, 2, size * 1000 + size - 1);
 
-	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 7ULL);
+	/* Slot 7's bound is revolutions out: slot 10 has the earliest key. */
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 10ULL);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, size * 100, 0), 2U);
 	KUNIT_EXPECT_EQ(test, w->clk, size * 100);
 	KUNIT_EXPECT_EQ(test, w->max_slot, 1UL);
 	KUNIT_EXPECT_EQ(test, t->hits[0], 1U);
 	KUNIT_EXPECT_EQ(test, t->hits[1], 1U);
-	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), size * 100 + size - 1);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), size * 1000 + size - 1);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_key(w, TW_NO_TICK),
 			size * 1000 + size - 1);
 
@@ -1206,20 +1218,32 @@ static void tw_wheel_next_lower_bound_empty(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), TW_NO_TICK);
 }
 
-static void tw_wheel_next_lower_bound_first_occupied_slot(struct kunit *test)
+static void tw_wheel_next_lower_bound_uses_slot_bounds(struct kunit *test)
 {
-	struct twk *t = twk_new(test, 4, 20, 4);
+	struct twk *t = twk_new(test, 4, 20, 5);
 	struct tw_wheel *w = t->w;
 
-	/* Slot 7 holds a node one revolution out: bound is its slot's tick. */
+	/* Slot 7, met first at tick 23, holds a node one revolution out. */
 	twk_insert(t, 0, 20 + 16 + 3);
-	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 23ULL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 39ULL);
 	twk_insert(t, 1, 26);
-	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 23ULL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 26ULL);
 	twk_insert(t, 2, 21);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 21ULL);
 	twk_remove(t, 2);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 26ULL);
+
+	/*
+	 * A removal leaves its slot's bound behind: still a lower bound,
+	 * tightened when an advance walks the slot.
+	 */
+	twk_insert(t, 4, 23);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 23ULL);
+	twk_remove(t, 4);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 23ULL);
+	KUNIT_EXPECT_EQ(test, twk_advance(t, 24, 0), 0U);
+	KUNIT_EXPECT_EQ(test, w->max_slot, 1UL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 26ULL);
 
 	/* Wrapping: clk in slot 14, the node in slot 1 of the next lap. */
 	twk_remove(t, 0);
@@ -1230,6 +1254,33 @@ static void tw_wheel_next_lower_bound_first_occupied_slot(struct kunit *test)
 	/* Never below clk, never above a key. */
 	KUNIT_EXPECT_GE(test, tw_wheel_next_lower_bound(w), w->clk);
 	KUNIT_EXPECT_LE(test, tw_wheel_next_lower_bound(w), t->nodes[3].key);
+	twk_check_wheel(t);
+}
+
+/*
+ * Scheme 6's weak spot: every slot holds timers revolutions away.  The
+ * bound is the earliest of them, and advancing through a whole revolution
+ * reads none of the lists.
+ */
+static void tw_wheel_advance_full_wheel_far_timers_reads_no_list(struct kunit *test)
+{
+	const unsigned int bits = 6, per_slot = 3;
+	const u64 size = 1ULL << bits;
+	struct twk *t = twk_new(test, bits, 0, size * per_slot);
+	struct tw_wheel *w = t->w;
+	unsigned int i;
+
+	for (i = 0; i < size * per_slot; i++)
+		twk_insert(t, i, size * (10 + i / size) + i % size);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), size * 10);
+	KUNIT_EXPECT_EQ(test, twk_advance(t, size * 10, 0), 0U);
+	KUNIT_EXPECT_EQ(test, w->max_slot, 0UL);
+	KUNIT_EXPECT_EQ(test, w->count, size * per_slot);
+	/* The first due tick walks one slot and hands out one node. */
+	KUNIT_EXPECT_EQ(test, twk_advance(t, size * 10 + 1, 0), 1U);
+	KUNIT_EXPECT_EQ(test, w->max_slot, (unsigned long)per_slot);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), size * 10 + 1);
+	twk_check_wheel(t);
 }
 
 struct twk_query_param {
@@ -1294,11 +1345,13 @@ static void tw_wheel_next_lower_bound_random(struct kunit *test)
 		} else {
 			KUNIT_ASSERT_GE(test, lb, w->clk);
 			KUNIT_ASSERT_LE(test, lb, min);
-			KUNIT_ASSERT_LT(test, lb - w->clk, size);
-			/* The first occupied slot: none before it. */
-			KUNIT_ASSERT_TRUE(test, twk_occupied(w, lb));
-			for (d = w->clk; d < lb; d++)
-				KUNIT_ASSERT_FALSE(test, twk_occupied(w, d));
+			/* Never looser than the first occupied slot's tick. */
+			for (d = w->clk; !twk_occupied(w, d); d++)
+				KUNIT_ASSERT_LT(test, d - w->clk, size);
+			KUNIT_ASSERT_GE(test, lb, d);
+			/* Exact while no node has been removed or handed out. */
+			if (!q)
+				KUNIT_ASSERT_EQ(test, lb, min);
 		}
 		twk_query_step(t, &r);
 	}
@@ -1364,7 +1417,7 @@ static void tw_wheel_next_key_skips_later_revolution_slot(struct kunit *test)
 	twk_insert(t, 0, 1 + 16 * 3);
 	twk_insert(t, 1, 1 + (1ULL << 40));
 	twk_insert(t, 2, 9);
-	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 1ULL);
+	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), 9ULL);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_key(w, TW_NO_TICK), 9ULL);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_key(w, 8), TW_NO_TICK);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_key(w, 9), 9ULL);
@@ -1631,6 +1684,7 @@ static struct kunit_case twheel_wheel_cases[] = {
 	KUNIT_CASE(tw_wheel_advance_fires_only_due),
 	KUNIT_CASE(tw_wheel_advance_one_tick_visits_one_slot),
 	KUNIT_CASE(tw_wheel_advance_max_slot_keeps_longest),
+	KUNIT_CASE(tw_wheel_advance_full_wheel_far_timers_reads_no_list),
 	KUNIT_CASE(tw_wheel_advance_tick_by_tick_exactly_once),
 	KUNIT_CASE(tw_wheel_advance_far_future_waits_revolutions),
 	KUNIT_CASE(tw_wheel_advance_beyond_2_32_ticks),
@@ -1645,7 +1699,7 @@ static struct kunit_case twheel_wheel_cases[] = {
 	KUNIT_CASE_PARAM(tw_wheel_advance_random_capped_never_early,
 			 twk_rand_cap_gen_params),
 	KUNIT_CASE(tw_wheel_next_lower_bound_empty),
-	KUNIT_CASE(tw_wheel_next_lower_bound_first_occupied_slot),
+	KUNIT_CASE(tw_wheel_next_lower_bound_uses_slot_bounds),
 	KUNIT_CASE_PARAM(tw_wheel_next_lower_bound_random,
 			 twk_query_gen_params),
 	KUNIT_CASE(tw_wheel_next_key_empty),

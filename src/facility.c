@@ -22,11 +22,14 @@
  * Tickless operation
  * ------------------
  * The hrtimer is not armed while the wheel is empty.  Otherwise it is
- * programmed for the end of the first occupied slot's tick (a lower bound
- * from the wheel's bitmap), not for every tick: a wheel holding one timer
- * ten seconds out wakes up once per revolution of the wheel until the timer
- * is due.  A late hrtimer (or a long-running callback) is caught up by
- * advancing over all ticks that have passed; nothing is lost.
+ * programmed for the end of the earliest tick at which a timer may be due
+ * (the wheel's lower bound from its bitmap and per-slot key bounds), not
+ * for every tick: a wheel holding timers ten seconds or an hour out sleeps
+ * until the first of them is due, however full its slots are.  A bound
+ * left low by a cancelled timer costs at most one early wakeup per slot,
+ * which walks that slot and tightens it.  A late hrtimer (or a
+ * long-running callback) is caught up by advancing over all ticks that
+ * have passed; nothing is lost.
  *
  * Callbacks
  * ---------
@@ -305,6 +308,7 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	struct hlist_head *slots;
 	unsigned long *occupied;
 	struct twheel *w;
+	u64 *low;
 
 	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX ||
 	    bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX || !budget)
@@ -320,6 +324,9 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 			    GFP_KERNEL);
 	if (!occupied)
 		goto err_free_slots;
+	low = kvcalloc(1UL << bits, sizeof(*low), GFP_KERNEL);
+	if (!low)
+		goto err_free_occupied;
 
 	spin_lock_init(&w->lock);
 	init_waitqueue_head(&w->running_wq);
@@ -329,12 +336,14 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	w->programmed = TW_NO_TICK;
 	w->start = ktime_get();
 	w->last_tick = div_u64(KTIME_MAX - w->start, tick_ns);
-	tw_wheel_init(&w->wheel, slots, occupied, bits, 0);
+	tw_wheel_init(&w->wheel, slots, low, occupied, bits, 0);
 	twheel_hrtimer_setup(&w->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
 	twheel_debugfs_add(w, name);
 	return w;
 
+err_free_occupied:
+	kvfree(occupied);
 err_free_slots:
 	kvfree(slots);
 err_free_wheel:
@@ -380,6 +389,7 @@ void twheel_destroy(struct twheel *wheel)
 	debugfs_remove_recursive(wheel->debugfs);
 	hrtimer_cancel(&wheel->tick);
 	WARN_ON_ONCE(wheel->wheel.count || !hlist_empty(&wheel->expired));
+	kvfree(wheel->wheel.low);
 	kvfree(wheel->wheel.occupied);
 	kvfree(wheel->wheel.slots);
 	kfree(wheel);

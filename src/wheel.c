@@ -14,8 +14,15 @@
  *
  * A bitmap @occupied has one bit per non-empty slot.  It lets an advance
  * over many ticks (a late tick, a sparse wheel, tickless operation) jump
- * straight to the next non-empty slot, and gives a cheap lower bound of the
- * next expiry.
+ * straight to the next non-empty slot.
+ *
+ * Each slot also keeps @low, a lower bound of the keys in it: insertion
+ * lowers it, removal leaves it (still a bound), and a visit that walks the
+ * whole slot sets it to the exact minimum of what stays.  An advance skips
+ * a slot whose bound is not yet due without reading its list, and the next
+ * expiry bound is the smallest slot bound.  Without it, a wheel holding
+ * timers a revolution or more away would be woken, and walk a slot, on
+ * every tick where some slot is occupied: Scheme 6's known weak spot.
  *
  * @clk is the first tick that has not been processed.  Invariant: every
  * node in the wheel has key >= @clk.  Insertion clamps keys below @clk up to
@@ -23,12 +30,16 @@
  *
  * Costs
  * -----
- * insert, remove: O(1).  Advancing by one tick visits exactly one slot.  An
+ * insert, remove: O(1).  Advancing by one tick visits at most one slot.  An
  * advance by d ticks visits at most min(d, slots) slots and skips empty ones
  * through the bitmap, so its cost is the bitmap words read plus the length
- * of the non-empty slots visited.  next_key(bound) walks slots in tick order
- * and stops at the first slot whose earliest entry is due in that very
- * revolution, or past @bound.
+ * of the visited slots that hold a due entry (a slot with nothing due costs
+ * one comparison).  next_lower_bound() reads the bitmap and the slot bounds
+ * in tick order until the tick reached is past the best bound found: O(1)
+ * when the first occupied slot has something due in its own revolution, at
+ * most one pass over the bitmap otherwise.  next_key(bound) walks slots in
+ * tick order, skips those whose bound cannot improve on the best key found,
+ * and stops once the tick reached is past that key or @bound.
  *
  * Guarantees and their proof sketch
  * ---------------------------------
@@ -40,7 +51,8 @@
  * the occupied slots in tick order starting at @clk.  Slot s is first met at
  * the smallest tick t >= clk with t & mask == s; by the invariant no node in
  * s has a key below t, and every node in s with key < upto is handed out in
- * that visit.  Once the walk has covered a whole revolution every slot has
+ * that visit (when the slot's bound is >= upto there is none, and the list
+ * is not read).  Once the walk has covered a whole revolution every slot has
  * been visited, so every due node has been handed out and @clk may jump to
  * @upto.  Otherwise @clk moves past each visited tick only after its slot
  * has no due nodes left, which keeps the invariant.
@@ -96,11 +108,12 @@ static u64 tw_next_occupied(const struct tw_wheel *w, u64 from)
  * tw_wheel_init() - initialise an empty wheel
  * @w:        the wheel
  * @slots:    array of 1 << @bits list heads, owned by the caller
+ * @low:      array of 1 << @bits slot bounds, owned by the caller
  * @occupied: bitmap of 1 << @bits bits, owned by the caller
  * @bits:     log2 of the slot count
  * @clk:      the first tick to process
  */
-void tw_wheel_init(struct tw_wheel *w, struct hlist_head *slots,
+void tw_wheel_init(struct tw_wheel *w, struct hlist_head *slots, u64 *low,
 		   unsigned long *occupied, unsigned int bits, u64 clk)
 {
 	u64 i;
@@ -110,6 +123,7 @@ void tw_wheel_init(struct tw_wheel *w, struct hlist_head *slots,
 	w->bits = bits;
 	w->max_slot = 0;
 	w->slots = slots;
+	w->low = low;
 	w->occupied = occupied;
 	for (i = 0; i < tw_wheel_size(w); i++)
 		INIT_HLIST_HEAD(&slots[i]);
@@ -131,8 +145,13 @@ void tw_wheel_insert(struct tw_wheel *w, struct twheel_node *node, u64 key)
 		key = w->clk;
 	node->key = key;
 	s = tw_slot(w, key);
+	if (!test_bit(s, w->occupied)) {
+		__set_bit(s, w->occupied);
+		w->low[s] = key;
+	} else if (key < w->low[s]) {
+		w->low[s] = key;
+	}
 	hlist_add_head(&node->entry, &w->slots[s]);
-	__set_bit(s, w->occupied);
 	w->count++;
 }
 
@@ -179,7 +198,7 @@ unsigned int tw_wheel_advance(struct tw_wheel *w, u64 upto, unsigned int max,
 		struct twheel_node *node;
 		struct hlist_node *tmp;
 		unsigned long len = 0;
-		u64 t, s;
+		u64 t, s, low;
 
 		t = tw_next_occupied(w, w->clk);
 		/* Nothing due before @upto, or a whole revolution was walked. */
@@ -188,11 +207,21 @@ unsigned int tw_wheel_advance(struct tw_wheel *w, u64 upto, unsigned int max,
 			break;
 		}
 		s = tw_slot(w, t);
+		if (w->low[s] >= upto) {
+			/* Nothing due in this slot: leave its list unread. */
+			w->clk = t + 1;
+			continue;
+		}
+		low = TW_NO_TICK;
 		hlist_for_each_entry_safe(node, tmp, &w->slots[s], entry) {
 			len++;
-			if (node->key >= upto)
-				continue;	/* a later revolution: read only */
+			if (node->key >= upto) {
+				/* a later revolution: read only */
+				low = min(low, node->key);
+				continue;
+			}
 			if (max && n == max) {
+				/* Not all read: the old bound stays valid. */
 				w->clk = t;
 				goto out;
 			}
@@ -207,6 +236,8 @@ unsigned int tw_wheel_advance(struct tw_wheel *w, u64 upto, unsigned int max,
 		}
 		if (hlist_empty(&w->slots[s]))
 			__clear_bit(s, w->occupied);
+		else
+			w->low[s] = low;
 		w->clk = t + 1;
 		if (len > w->max_slot)
 			w->max_slot = len;
@@ -215,20 +246,39 @@ out:
 	return n;
 }
 
+/*
+ * What is known of the keys in the occupied slot met at tick @t: none is
+ * below @t (the invariant) nor below the slot's bound.
+ */
+static u64 tw_slot_bound(const struct tw_wheel *w, u64 t)
+{
+	return max(t, w->low[tw_slot(w, t)]);
+}
+
 /**
- * tw_wheel_next_lower_bound() - cheap lower bound of the next key
+ * tw_wheel_next_lower_bound() - lower bound of the next key, from the bitmap
+ * and the slot bounds only
  * @w: the wheel
  *
- * Reads only the bitmap: the tick of the first occupied slot.  The earliest
- * node may be a revolution or more later than that.
+ * Walks the occupied slots in tick order, keeping the smallest slot bound,
+ * until the tick reached is no smaller than it: no later slot can hold a
+ * smaller key.  No list is read.  The bound is exact unless nodes were
+ * removed from a slot since it was last walked.
  *
  * Return: a tick <= every key in the wheel, or TW_NO_TICK if it is empty.
  */
 u64 tw_wheel_next_lower_bound(const struct tw_wheel *w)
 {
+	u64 best = TW_NO_TICK;
+	u64 t;
+
 	if (!w->count)
 		return TW_NO_TICK;
-	return tw_next_occupied(w, w->clk);
+	for (t = tw_next_occupied(w, w->clk);
+	     t != TW_NO_TICK && t < best && t - w->clk < tw_wheel_size(w);
+	     t = tw_next_occupied(w, t + 1))
+		best = min(best, tw_slot_bound(w, t));
+	return best;
 }
 
 /**
@@ -257,6 +307,8 @@ u64 tw_wheel_next_key(const struct tw_wheel *w, u64 bound)
 	     t = tw_next_occupied(w, t + 1)) {
 		struct twheel_node *node;
 
+		if (tw_slot_bound(w, t) >= best)
+			continue;
 		hlist_for_each_entry(node, &w->slots[tw_slot(w, t)], entry)
 			best = min(best, node->key);
 	}

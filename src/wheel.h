@@ -21,6 +21,8 @@
  * @bits:     log2 of the number of slots
  * @max_slot: longest slot list an advance has walked
  * @slots:    1 << @bits unsorted lists; a node with key k is in slot k & mask
+ * @low:      per slot, a lower bound of the keys in it (meaningful only
+ *            while the slot is occupied)
  * @occupied: one bit per slot, set iff the slot list is non-empty
  */
 struct tw_wheel {
@@ -29,6 +31,7 @@ struct tw_wheel {
 	unsigned int bits;
 	unsigned long max_slot;
 	struct hlist_head *slots;
+	u64 *low;
 	unsigned long *occupied;
 };
 
@@ -48,7 +51,7 @@ static inline void tw_node_init(struct twheel_node *node)
 	node->key = 0;
 }
 
-void tw_wheel_init(struct tw_wheel *w, struct hlist_head *slots,
+void tw_wheel_init(struct tw_wheel *w, struct hlist_head *slots, u64 *low,
 		   unsigned long *occupied, unsigned int bits, u64 clk);
 void tw_wheel_insert(struct tw_wheel *w, struct twheel_node *node, u64 key);
 void tw_wheel_remove(struct tw_wheel *w, struct twheel_node *node);

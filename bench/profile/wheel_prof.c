@@ -39,6 +39,7 @@ struct timer {
 static struct tw_wheel w;
 static struct hlist_head slots[1 << BITS];
 static unsigned long occupied[BITS_TO_LONGS(1 << BITS)];
+static u64 low[1 << BITS];
 static unsigned long long rng = 88172645463325252ULL;
 
 static unsigned long long rnd(void)
@@ -126,7 +127,7 @@ int main(int argc, char **argv)
 	}
 	n = strtoul(argv[2], NULL, 0);
 	t = make(n);
-	tw_wheel_init(&w, slots, occupied, BITS, 0);
+	tw_wheel_init(&w, slots, low, occupied, BITS, 0);
 	if (!strcmp(argv[1], "tick")) {
 		for (i = 0; i < n; i++)
 			tw_wheel_insert(&w, &t[i].node, 3600000 + rnd() % 60000);

@@ -84,6 +84,7 @@ struct model {
 static struct tw_wheel w;
 static struct hlist_head slots[1 << MAX_BITS];
 static unsigned long occupied[BITS_TO_LONGS(1 << MAX_BITS)];
+static u64 low[1 << MAX_BITS];
 static struct twheel_node pool[NODES];
 static struct model m[NODES];
 static struct twheel_node sentinel[2];
@@ -154,6 +155,11 @@ NO_COVERAGE static unsigned long check_slot(u64 s, bool *seen)
 		if (node->key < w.clk)
 			FAIL("node %d key %llu below clk", i,
 			     (unsigned long long)node->key);
+		if (node->key < w.low[s])
+			FAIL("node %d key %llu below slot %llu's bound %llu", i,
+			     (unsigned long long)node->key,
+			     (unsigned long long)s,
+			     (unsigned long long)w.low[s]);
 		if (len++ > NODES)
 			FAIL("slot %llu list loops", (unsigned long long)s);
 	}
@@ -498,7 +504,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		break;
 	}
 	op_no = 0;
-	tw_wheel_init(&w, slots, occupied, bits, clk);
+	tw_wheel_init(&w, slots, low, occupied, bits, clk);
 	for (i = 0; i < NODES; i++) {
 		tw_node_init(&pool[i]);
 		m[i].linked = false;

@@ -1807,6 +1807,103 @@ static void twheel_tick_catches_up_after_late_hrtimer(struct kunit *test)
 	}
 }
 
+/* How long the slow callbacks of the long-callback case take, in ticks. */
+#define TWK_SLOW_TICKS		8
+
+/*
+ * As twk_cb_pass, and a callback that takes long: it busy-waits @limit ns
+ * in softirq context, measured on the wheel's clock (mdelay() is not
+ * calibrated well enough under TCG to promise that).  It also counts in
+ * ctx->errors any other callback of the wheel that runs at the same time
+ * (they must never overlap).
+ */
+static void twk_cb_slow(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+	struct twk_ctx *ctx = p->ctx;
+
+	if (atomic_inc_return(&ctx->order) != 1)
+		atomic_inc(&ctx->errors);
+	p->data = twk_wakeups(ctx->wheel);
+	p->entered = ktime_get();
+	while (ktime_get() < p->entered + (ktime_t)p->limit)
+		cpu_relax();
+	atomic_dec(&ctx->order);
+	twk_record(p);
+}
+
+/*
+ * Callbacks that take long: 64 timers are due in one tick and every 16th
+ * of them busy-waits TWK_SLOW_TICKS ticks; 32 more fall due one tick apart
+ * during and after that stretch, and 8 lie five revolutions out.  With a
+ * budget of 8 the handler must hand over to fresh softirq passes (at most
+ * 8 callbacks per pass, never two at once) and catch up over the ticks that
+ * passed meanwhile: every timer fires once, none early, and a timer armed
+ * afterwards fires as well.  A soft lockup or an RCU stall would show on
+ * the console, which fails the run.
+ */
+static void twheel_tick_long_callback_delays_without_loss(struct kunit *test)
+{
+	const u64 tick = TWK_MS;
+	const unsigned int bits = 4, budget = 8;
+	const unsigned int nr_due = 64, nr_later = 32, nr_far = 8;
+	const unsigned int nr = nr_due + nr_later + nr_far;
+	const u64 span = tick << bits;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel(test, ctx, tick, bits, budget);
+	struct twk_probe *p = twk_probes(test, ctx, w, nr + 1, twk_cb_slow);
+	unsigned int i, passes, largest, slow = 0, bad = 0;
+	struct twk_probe *after = &p[nr];
+	struct twheel_stats st;
+	ktime_t e;
+
+	e = ktime_get() + 20 * tick;
+	for (i = 0; i < nr; i++) {
+		if (i < nr_due) {
+			p[i].want = e;
+			if (!(i % 16)) {
+				p[i].limit = TWK_SLOW_TICKS * tick;
+				slow++;
+			}
+		} else if (i < nr_due + nr_later) {
+			p[i].want = e + (i - nr_due + 1) * tick;
+		} else {
+			p[i].want = e + 5 * span + (i - nr_due - nr_later) * tick;
+		}
+		KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[i].timer, p[i].want, 0,
+							 TWHEEL_MODE_ABS), 0);
+	}
+	KUNIT_ASSERT_TRUE_MSG(test, twk_wait_fired(ctx, nr, TWK_TIMEOUT_MS),
+			      "%d of %u fired", atomic_read(&ctx->fired), nr);
+
+	/* The wheel keeps going: a timer armed now fires, not early. */
+	after->want = ktime_get() + 2 * tick;
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&after->timer, after->want, 0,
+						 TWHEEL_MODE_ABS), 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, nr + 1, TWK_TIMEOUT_MS));
+
+	for (i = 0; i <= nr; i++)
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), 0);
+	for (i = 0; i <= nr; i++)
+		if (atomic_read(&p[i].fires) != 1 || p[i].fired_at < p[i].want)
+			bad++;
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->errors), 0,
+			    "callbacks of one wheel ran concurrently");
+
+	st = twk_stats(w);
+	passes = twk_passes(test, p, nr + 1, &largest);
+	kunit_info(test, "%u slow callbacks of %u ticks: %u timers in %u handler runs (largest %u), %llu wakeups, %llu late\n",
+		   slow, TWK_SLOW_TICKS, nr + 1, passes, largest, st.wakeups, st.late);
+	KUNIT_EXPECT_EQ(test, st.fired, (u64)nr + 1);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+	KUNIT_EXPECT_LE(test, largest, budget);
+	KUNIT_EXPECT_GE(test, passes, (nr + 1) / budget);
+	/* The timers due during the slow callbacks were caught up, late. */
+	KUNIT_EXPECT_GT(test, st.late, 0ULL);
+}
+
 /* ------------------------------------------------------------------------ */
 /* next_expiry                                                              */
 /* ------------------------------------------------------------------------ */
@@ -2321,7 +2418,7 @@ static int twk_stress_thread(void *data)
 }
 
 /*
- * One thread per online CPU (at least two) does random start / modify /
+ * Two threads per online CPU (at least four) do random start / modify /
  * cancel / cancel_sync on 64 shared timers with expiries within a few
  * ticks, while the wheel fires them.  Each timer counts its callbacks, and
  * the threads count the documented transitions from the return values:
@@ -2333,7 +2430,7 @@ static int twk_stress_thread(void *data)
 static void twheel_timer_ops_concurrent_stress_accounting(struct kunit *test)
 {
 	const u64 tick = 200 * TWK_US;
-	unsigned int nthreads = max(num_online_cpus(), 2U), i, cpu, mismatch = 0;
+	unsigned int nthreads = max(2 * num_online_cpus(), 4U), i, cpu, mismatch = 0;
 	u64 arms = 0, fires = 0, cancels = 0;
 	struct twk_stress_arg *args;
 	struct twk_threads *threads;
@@ -2464,6 +2561,7 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE(twheel_timer_shutdown_sync_pending_timer),
 	KUNIT_CASE(twheel_tick_budget_defers_without_loss),
 	KUNIT_CASE_PARAM(twheel_tick_catches_up_after_late_hrtimer, twk_late_gen_params),
+	KUNIT_CASE(twheel_tick_long_callback_delays_without_loss),
 	KUNIT_CASE(twheel_next_expiry_empty_wheel_ktime_max),
 	KUNIT_CASE_PARAM(twheel_next_expiry_reports_earliest_within_bound,
 			 twk_next_gen_params),

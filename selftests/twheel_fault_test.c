@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftests of /dev/twheel when the kernel runs out of memory.
+ *
+ * failslab and /proc/thread-self/fail-nth (see the kernel's
+ * Documentation/fault-injection/fault-injection.rst) make the n-th slab
+ * allocation of the next system call fail.  Each test makes one operation
+ * -- open, ARM, BATCH, read -- with n = 1, 2, 3... until the operation runs
+ * without reaching the n-th allocation, so that every allocation it makes
+ * fails once.  After each attempt it checks what the UAPI promises: the
+ * call fails with ENOMEM and leaves the file unchanged, or succeeds
+ * completely (an allocation that has a fallback); a batch stops at the
+ * record that failed, reports the records processed and leaves the later
+ * records untouched.  Then the file must still work (a timer is armed,
+ * fires and is read) and its fdinfo counts must match.  Leaks are found by
+ * kmemleak at the end of the debug VM; a per-user charge that was not given
+ * back is found by filling the per-user limit exactly, where it is small
+ * enough (the selftest plan reruns this program with small limits).
+ *
+ * Needs root (it configures failslab in debugfs) and a kernel with
+ * CONFIG_FAULT_INJECTION, CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS
+ * (the debug kernel); elsewhere every test skips.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/twheel.h>
+
+#include "kselftest_harness.h"
+
+#define TWHEEL_DEV		"/dev/twheel"
+#define FAIL_NTH		"/proc/thread-self/fail-nth"
+#define MAKE_IT_FAIL		"/proc/thread-self/make-it-fail"
+#define FAILSLAB		"/sys/kernel/debug/failslab"
+#define NSEC_PER_MSEC		1000000ULL
+#define NSEC_PER_SEC		1000000000ULL
+#define FAR			(3600 * NSEC_PER_SEC)
+/* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
+#define EVENT_WAIT_MS		10000
+/* No operation of twheel makes this many allocations. */
+#define MAX_NTH			200
+/* Per-user limits above this are not filled here (too slow). */
+#define LIMIT_MAX		20000
+#define MAX_FILES		8
+#define POISON			0x5a5a5a5a5a5a5a5aLL
+#define PROBE_COOKIE		0x9b0be00000000000ULL
+
+/* ---- ioctl wrappers: 0 or -errno ---- */
+
+static int tw_arm(int fd, uint64_t expires, uint64_t cookie, uint64_t *handle)
+{
+	struct twheel_arm a = { .expires = expires, .cookie = cookie };
+	int ret = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
+
+	if (handle)
+		*handle = ret ? 0 : a.handle;
+	return ret;
+}
+
+static int tw_modify(int fd, uint64_t handle, uint64_t expires, uint64_t cookie)
+{
+	struct twheel_arm a = {
+		.handle = handle,
+		.expires = expires,
+		.cookie = cookie,
+	};
+
+	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
+}
+
+static int tw_cancel(int fd, uint64_t handle)
+{
+	struct twheel_cancel c = { .handle = handle };
+
+	return ioctl(fd, TWHEEL_IOC_CANCEL, &c) ? -errno : 0;
+}
+
+static int tw_query(int fd, uint64_t handle, struct twheel_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->handle = handle;
+	return ioctl(fd, TWHEEL_IOC_QUERY, q) ? -errno : 0;
+}
+
+/* The ioctl's value (records processed) or -errno. */
+static long tw_batch(int fd, struct twheel_batch_op *ops, uint32_t count,
+		     uint32_t *done)
+{
+	struct twheel_batch b = {
+		.ops = (uintptr_t)ops,
+		.count = count,
+	};
+	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
+
+	if (done)
+		*done = b.done;
+	return ret < 0 ? -errno : ret;
+}
+
+static void op_set(struct twheel_batch_op *op, uint32_t code, uint64_t handle,
+		   uint64_t expires, uint64_t cookie)
+{
+	memset(op, 0, sizeof(*op));
+	op->op = code;
+	op->handle = handle;
+	op->expires = expires;
+	op->cookie = cookie;
+	op->result = POISON;
+}
+
+/* The timers: line of /proc/self/fdinfo/@fd, or -errno. */
+static long fd_timers(int fd)
+{
+	char path[64], line[128];
+	long n = -ENODATA;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "timers: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/* Wait (bounded) for one event and read it: 0 or -errno. */
+static int read_event(int fd, struct twheel_event *ev)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	ssize_t r;
+
+	if (poll(&p, 1, EVENT_WAIT_MS) != 1)
+		return -ETIMEDOUT;
+	r = read(fd, ev, sizeof(*ev));
+	if (r < 0)
+		return -errno;
+	return r == sizeof(*ev) ? 0 : -EIO;
+}
+
+/* The file works: a new timer fires and its event is read. */
+static void file_works(struct __test_metadata *_metadata, int fd)
+{
+	struct twheel_event ev;
+	uint64_t h;
+
+	ASSERT_EQ(0, tw_arm(fd, NSEC_PER_MSEC, PROBE_COOKIE, &h));
+	ASSERT_EQ(0, read_event(fd, &ev));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(PROBE_COOKIE, ev.cookie);
+	EXPECT_LE(ev.expires, ev.fired);
+}
+
+/* @h is pending with @cookie. */
+static void timer_is(struct __test_metadata *_metadata, int fd, uint64_t h,
+		     uint64_t cookie)
+{
+	struct twheel_query q;
+
+	ASSERT_EQ(0, tw_query(fd, h, &q)) TH_LOG("handle %#llx",
+						 (unsigned long long)h);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	EXPECT_EQ(cookie, q.cookie);
+}
+
+/* ---- fail-nth ---- */
+
+/* Make the @n-th allocation from now on fail (0: none). */
+static void nth_set(struct __test_metadata *_metadata, int nth, unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	ASSERT_EQ(len, pwrite(nth, buf, len, 0))
+		TH_LOG("fail-nth: %s", strerror(errno));
+}
+
+/*
+ * Whether the fault set by nth_set() was injected.  If it was not, it is
+ * cancelled, so that it cannot hit anything after the call under test.
+ */
+static bool nth_injected(struct __test_metadata *_metadata, int nth)
+{
+	char buf[16];
+	ssize_t r = pread(nth, buf, sizeof(buf) - 1, 0);
+
+	if (r <= 0) {
+		nth_set(_metadata, nth, 0);
+		EXPECT_LT(0, r) TH_LOG("fail-nth: %s", strerror(errno));
+		return false;
+	}
+	buf[r] = 0;
+	if (!strtoul(buf, NULL, 10))
+		return true;
+	nth_set(_metadata, nth, 0);
+	return false;
+}
+
+/**
+ * struct inject - the faults of one attempt
+ * @nth:   /proc/thread-self/fail-nth
+ * @mif:   /proc/thread-self/make-it-fail
+ * @depth: 1: the n-th allocation fails; 2: the one after it too
+ *
+ * Depth 2 reaches what one fault cannot: an allocation retried after a
+ * failure (the xarray allocates a node without sleeping under its lock and,
+ * if that fails, once more outside it).  fail-nth fails the n-th
+ * allocation; failslab's own injection (probability 100, only for this
+ * thread: task-filter and make-it-fail) fails the next, and "times" = 2
+ * counts both, so nothing after them fails.
+ */
+struct inject {
+	int nth;
+	int mif;
+	int depth;
+};
+
+static int read_str(const char *path, char *buf, size_t size);
+static int write_str(const char *path, const char *s);
+
+/* Make the @n-th allocation from now on fail, and at depth 2 the next. */
+static void inject_begin(struct __test_metadata *_metadata,
+			 struct inject *inj, unsigned int n)
+{
+	if (inj->depth > 1) {
+		ASSERT_EQ(0, write_str("/sys/kernel/debug/failslab/times", "2"));
+		ASSERT_EQ(1, pwrite(inj->mif, "1", 1, 0));
+	}
+	nth_set(_metadata, inj->nth, n);
+}
+
+/* Whether the n-th allocation was reached (and failed); disarms the rest. */
+static bool inject_end(struct __test_metadata *_metadata, struct inject *inj)
+{
+	bool injected = nth_injected(_metadata, inj->nth);
+
+	if (inj->depth > 1)
+		ASSERT_EQ(1, pwrite(inj->mif, "0", 1, 0));
+	return injected;
+}
+
+static int read_str(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = read(fd, buf, size - 1);
+	close(fd);
+	if (r < 0)
+		return -errno;
+	buf[r] = 0;
+	return 0;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (fd < 0)
+		return -errno;
+	r = write(fd, s, strlen(s));
+	close(fd);
+	return r == (ssize_t)strlen(s) ? 0 : -EIO;
+}
+
+/* failslab's settings that the tests change, restored by the teardown */
+static const char * const failslab_attrs[] = {
+	"ignore-gfp-wait", "verbose", "cache-filter", "task-filter",
+	"probability", "times",
+};
+
+#define NATTRS	ARRAY_SIZE(failslab_attrs)
+
+FIXTURE(fault) {
+	struct inject inj;
+	const char *skip;	/* why the tests cannot run here */
+	bool configured;	/* failslab settings changed, to restore */
+	char saved[NATTRS][24];
+	struct twheel_api api;
+};
+
+static int failslab_set(const char *attr, const char *val)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", FAILSLAB, attr);
+	return write_str(path, val);
+}
+
+/*
+ * failslab by default leaves alone allocations that may sleep (GFP_KERNEL,
+ * which is all of twheel's) and prints a stack trace for every fault, which
+ * the VM harness would take for a kernel splat.
+ */
+FIXTURE_VARIANT(fault) {
+	int depth;
+};
+
+FIXTURE_VARIANT_ADD(fault, one) {
+	.depth = 1,
+};
+
+FIXTURE_VARIANT_ADD(fault, two) {
+	.depth = 2,
+};
+
+FIXTURE_SETUP(fault)
+{
+	unsigned int i;
+	int fd;
+
+	self->inj.depth = variant->depth;
+	self->inj.mif = -1;
+	self->inj.nth = open(FAIL_NTH, O_RDWR | O_CLOEXEC);
+	if (self->inj.nth < 0) {
+		self->skip = "no " FAIL_NTH ": kernel without CONFIG_FAULT_INJECTION";
+		return;
+	}
+	if (geteuid() != 0) {
+		self->skip = "not root: cannot configure failslab";
+		return;
+	}
+	if (access(FAILSLAB, F_OK)) {
+		self->skip = "no " FAILSLAB ": no CONFIG_FAILSLAB or its debugfs";
+		return;
+	}
+	for (i = 0; i < NATTRS; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/%s", FAILSLAB, failslab_attrs[i]);
+		ASSERT_EQ(0, read_str(path, self->saved[i], sizeof(self->saved[i])))
+			TH_LOG("%s", path);
+	}
+	self->configured = true;
+	ASSERT_EQ(0, failslab_set("ignore-gfp-wait", "N"));
+	ASSERT_EQ(0, failslab_set("verbose", "0"));
+	if (self->inj.depth > 1) {
+		self->inj.mif = open(MAKE_IT_FAIL, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, self->inj.mif);
+		ASSERT_EQ(0, failslab_set("times", "0"));
+		ASSERT_EQ(0, failslab_set("task-filter", "Y"));
+		ASSERT_EQ(0, failslab_set("probability", "100"));
+	}
+
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("open %s: %s", TWHEEL_DEV, strerror(errno));
+	ASSERT_EQ(0, ioctl(fd, TWHEEL_IOC_API, &self->api));
+	close(fd);
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	/* no ASSERT here: it would jump back into the teardown */
+	if (self->inj.nth >= 0) {
+		EXPECT_EQ(1, pwrite(self->inj.nth, "0", 1, 0));
+		close(self->inj.nth);
+	}
+	if (self->inj.mif >= 0) {
+		EXPECT_EQ(1, pwrite(self->inj.mif, "0", 1, 0));
+		close(self->inj.mif);
+	}
+	if (self->configured) {
+		unsigned int i;
+
+		/* the probability first: nothing fails at random meanwhile */
+		for (i = 0; i < NATTRS; i++) {
+			unsigned int k = NATTRS - 1 - i;
+
+			EXPECT_EQ(0, failslab_set(failslab_attrs[k], self->saved[k]))
+				TH_LOG("restoring %s", failslab_attrs[k]);
+		}
+	}
+}
+
+/*
+ * Nothing of the user's per-user charge was lost or given back twice: the
+ * user (all its files are closed) can have exactly the limit of timers.
+ */
+static void user_room_exact(struct __test_metadata *_metadata,
+			    const struct twheel_api *api)
+{
+	uint64_t lim = api->max_timers_per_user, per_fd = api->max_timers_per_fd;
+	uint64_t left = lim, h;
+	int fds[MAX_FILES], nf = 0;
+
+	if (!lim || lim > LIMIT_MAX) {
+		TH_LOG("per-user limit %llu: the user's charge is not checked",
+		       (unsigned long long)lim);
+		return;
+	}
+	while (left) {
+		uint64_t k = left < per_fd ? left : per_fd;
+		struct twheel_batch_op ops[256];
+		uint64_t i;
+
+		ASSERT_GT(MAX_FILES, nf);
+		fds[nf] = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fds[nf]);
+		while (k) {
+			uint32_t b = k < 256 ? k : 256, j;
+
+			for (j = 0; j < b; j++)
+				op_set(&ops[j], TWHEEL_OP_ARM, 0, FAR, j);
+			ASSERT_EQ(b, tw_batch(fds[nf], ops, b, NULL));
+			for (i = 0; i < b; i++)
+				ASSERT_EQ(0, ops[i].result)
+					TH_LOG("%llu timers of %llu: %s",
+					       (unsigned long long)(lim - left + i),
+					       (unsigned long long)lim,
+					       strerror(-ops[i].result));
+			k -= b;
+			left -= b;
+		}
+		nf++;
+	}
+	ASSERT_GT(MAX_FILES, nf);
+	fds[nf] = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fds[nf]);
+	EXPECT_EQ(-ENOSPC, tw_arm(fds[nf], FAR, 0, &h))
+		TH_LOG("the user has more room than its limit");
+	while (nf >= 0)
+		close(fds[nf--]);
+}
+
+/* ---- open ---- */
+
+TEST_F_TIMEOUT(fault, open_enomem, 120)
+{
+	int n, fd, err, failed = 0;
+	bool injected = true;
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	for (n = 1; injected && n <= MAX_NTH; n++) {
+		inject_begin(_metadata, &self->inj, n);
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		err = errno;
+		injected = inject_end(_metadata, &self->inj);
+		if (fd < 0) {
+			EXPECT_TRUE(injected);
+			EXPECT_EQ(ENOMEM, err) TH_LOG("allocation %d: %s", n,
+						      strerror(err));
+			failed++;
+			continue;
+		}
+		EXPECT_EQ(0, fd_timers(fd));
+		file_works(_metadata, fd);
+		EXPECT_EQ(0, fd_timers(fd));
+		close(fd);
+	}
+	ASSERT_FALSE(injected) TH_LOG("open still faulting after %d", MAX_NTH);
+	TH_LOG("open: %d allocations, %d made it fail", n - 2, failed);
+	EXPECT_LE(1, failed);
+	user_room_exact(_metadata, &self->api);
+}
+
+/* ---- ARM ---- */
+
+/*
+ * ARM on a file that had @pre timers (ids 1..@pre) of which the first was
+ * cancelled, making each allocation fail in turn.  @pre = 0 and 63 make the
+ * new timer's id need new xarray nodes (the first node; id 64 grows the
+ * tree), so their allocation fails too.  The xarray may then retry from the
+ * lowest free id (1, the cancelled timer's): the stale handle must still
+ * name nothing.
+ */
+static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
+		       const struct twheel_api *api, int pre)
+{
+	int n, fd, i, ret, live, failed = 0, recovered = 0, reused = 0;
+	uint64_t h, hpre[64];
+	struct twheel_query q;
+	bool injected = true;
+
+	ASSERT_GE(64, pre);
+	live = pre ? pre - 1 : 0;
+	for (n = 1; injected && n <= MAX_NTH; n++) {
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < pre; i++)
+			ASSERT_EQ(0, tw_arm(fd, FAR, 100 + i, &hpre[i]));
+		if (pre)
+			ASSERT_EQ(0, tw_cancel(fd, hpre[0]));
+
+		inject_begin(_metadata, inj, n);
+		ret = tw_arm(fd, FAR, 1, &h);
+		injected = inject_end(_metadata, inj);
+
+		if (ret) {
+			EXPECT_TRUE(injected);
+			EXPECT_EQ(-ENOMEM, ret) TH_LOG("allocation %d: %s", n,
+						       strerror(-ret));
+			EXPECT_EQ(live, fd_timers(fd));
+			failed++;
+		} else {
+			recovered += injected;
+			reused += pre && (uint32_t)h == (uint32_t)hpre[0];
+			EXPECT_EQ(live + 1, fd_timers(fd));
+			timer_is(_metadata, fd, h, 1);
+		}
+		for (i = 0; i < pre; i++) {
+			EXPECT_NE(h, hpre[i]);
+			if (i)
+				timer_is(_metadata, fd, hpre[i], 100 + i);
+		}
+		/* a stale handle never names a newer timer */
+		if (pre)
+			EXPECT_EQ(-ENOENT, tw_query(fd, hpre[0], &q));
+		file_works(_metadata, fd);
+		EXPECT_EQ(live + !ret, fd_timers(fd));
+		/* a failed ARM left no handle behind: the next is new */
+		ASSERT_EQ(0, tw_arm(fd, FAR, 2, &h));
+		for (i = 0; i < pre; i++)
+			EXPECT_NE(h, hpre[i]);
+		EXPECT_EQ(live + !ret + 1, fd_timers(fd));
+		close(fd);
+	}
+	ASSERT_FALSE(injected) TH_LOG("ARM still faulting after %d", MAX_NTH);
+	TH_LOG("ARM after %d timers: %d allocations, %d failed it, %d recovered (%d on a freed id)",
+	       pre, n - 2, failed, recovered, reused);
+	/* the timer's own allocation at least */
+	EXPECT_LE(1, failed);
+	user_room_exact(_metadata, api);
+}
+
+TEST_F_TIMEOUT(fault, arm_first_timer_enomem, 120)
+{
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	arm_faults(_metadata, &self->inj, &self->api, 0);
+}
+
+TEST_F_TIMEOUT(fault, arm_growing_ids_enomem, 120)
+{
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	arm_faults(_metadata, &self->inj, &self->api, 63);
+}
+
+/* ---- BATCH ---- */
+
+/*
+ * A batch of arms, a cancel and a modify on a file with 63 timers: its first
+ * ARM takes id 64, which grows the xarray.  Every allocation fails in turn.
+ * A batch stops at the record whose allocation failed: records before it
+ * are done with their results, the failed one and all later ones are left
+ * untouched, and the return value counts the records processed (or the
+ * ioctl fails with ENOMEM if that is the first record).
+ */
+TEST_F_TIMEOUT(fault, batch_enomem, 180)
+{
+	enum { PRE = 63, K = 7 };
+	struct twheel_batch_op ops[K], orig[K];
+	int n, fd, i, failed = 0, stopped[K] = { 0 };
+	uint64_t hpre[PRE];
+	bool injected = true;
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	for (n = 1; injected && n <= MAX_NTH; n++) {
+		long r, processed, timers = PRE;
+		uint32_t done;
+		struct twheel_query q;
+
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < PRE; i++)
+			ASSERT_EQ(0, tw_arm(fd, FAR, 100 + i, &hpre[i]));
+		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
+		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
+		op_set(&ops[2], TWHEEL_OP_ARM, 0xdead2, FAR, 12);
+		op_set(&ops[3], TWHEEL_OP_MODIFY, hpre[1], FAR, 13);
+		op_set(&ops[4], TWHEEL_OP_ARM, 0xdead4, FAR, 14);
+		op_set(&ops[5], TWHEEL_OP_CANCEL, hpre[0], 0, 0);	/* gone */
+		op_set(&ops[6], TWHEEL_OP_ARM, 0xdead6, FAR, 16);
+		memcpy(orig, ops, sizeof(ops));
+
+		inject_begin(_metadata, &self->inj, n);
+		r = tw_batch(fd, ops, K, &done);
+		injected = inject_end(_metadata, &self->inj);
+
+		if (r < 0) {
+			EXPECT_EQ(-ENOMEM, r) TH_LOG("allocation %d: %s", n,
+						     strerror(-r));
+			processed = 0;
+		} else {
+			EXPECT_EQ(r, done);
+			ASSERT_GE(K, r);
+			processed = r;
+		}
+		if (processed < K) {
+			/* only an ARM allocates */
+			EXPECT_TRUE(injected);
+			EXPECT_EQ(TWHEEL_OP_ARM, orig[processed].op);
+			stopped[processed]++;
+			failed++;
+		}
+		for (i = 0; i < K; i++) {
+			if (i >= processed) {
+				EXPECT_EQ(0, memcmp(&orig[i], &ops[i], sizeof(ops[i])))
+					TH_LOG("record %d of %ld changed", i, processed);
+				continue;
+			}
+			if (i == 5) {
+				EXPECT_EQ(-ENOENT, ops[i].result);
+				continue;
+			}
+			EXPECT_EQ(0, ops[i].result) TH_LOG("record %d: %s", i,
+							   strerror(-ops[i].result));
+			if (ops[i].op == TWHEEL_OP_ARM) {
+				timer_is(_metadata, fd, ops[i].handle,
+					 orig[i].cookie);
+				timers++;
+			}
+		}
+		/* the cancel and the modify took effect iff processed */
+		if (processed > 1) {
+			timers--;
+			EXPECT_EQ(-ENOENT, tw_query(fd, hpre[0], &q));
+		} else {
+			timer_is(_metadata, fd, hpre[0], 100);
+		}
+		timer_is(_metadata, fd, hpre[1], processed > 3 ? 13 : 101);
+		EXPECT_EQ(timers, fd_timers(fd));
+		file_works(_metadata, fd);
+		EXPECT_EQ(timers, fd_timers(fd));
+		close(fd);
+	}
+	ASSERT_FALSE(injected) TH_LOG("BATCH still faulting after %d", MAX_NTH);
+	TH_LOG("BATCH: %d allocations, %d stopped it (at records %d %d %d %d)",
+	       n - 2, failed, stopped[0], stopped[2], stopped[4], stopped[6]);
+	/* each ARM record's timer allocation at least */
+	EXPECT_LE(4, failed);
+	for (i = 0; i < K; i += 2)
+		EXPECT_LE(1, stopped[i]) TH_LOG("no fault stopped record %d", i);
+	user_room_exact(_metadata, &self->api);
+}
+
+/* ---- read ---- */
+
+/* A read() that fails for memory leaves the events queued. */
+TEST_F_TIMEOUT(fault, read_enomem, 120)
+{
+	int n, fd, i, failed = 0;
+	struct twheel_event ev[3];
+	bool injected = true;
+	uint64_t h[3];
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	for (n = 1; injected && n <= MAX_NTH; n++) {
+		uint64_t deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+		ssize_t r;
+		int err;
+
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < 3; i++)
+			ASSERT_EQ(0, tw_arm(fd, 0, 1 + i, &h[i]));
+		/* bounded wait until all three events are queued */
+		for (i = 0; i < 3;) {
+			struct twheel_query q;
+
+			ASSERT_EQ(0, tw_query(fd, h[i], &q));
+			if (q.state & TWHEEL_QUERY_EVENT) {
+				i++;
+				continue;
+			}
+			ASSERT_GT(deadline, now_ns()) TH_LOG("timer %d never fired", i);
+			poll(NULL, 0, 2);
+		}
+
+		inject_begin(_metadata, &self->inj, n);
+		r = read(fd, ev, sizeof(ev));
+		err = errno;
+		injected = inject_end(_metadata, &self->inj);
+
+		if (r < 0) {
+			EXPECT_TRUE(injected);
+			EXPECT_EQ(ENOMEM, err) TH_LOG("allocation %d: %s", n,
+						      strerror(err));
+			failed++;
+			/* still all there */
+			EXPECT_EQ(3, fd_timers(fd));
+			for (i = 0; i < 3; i++) {
+				struct twheel_query q;
+
+				ASSERT_EQ(0, tw_query(fd, h[i], &q));
+				EXPECT_EQ(TWHEEL_QUERY_EVENT, q.state);
+			}
+			r = read(fd, ev, sizeof(ev));
+		}
+		/* timers due on the same tick come in any order */
+		ASSERT_EQ(sizeof(ev), r);
+		for (i = 0; i < 3; i++) {
+			int j = ev[i].cookie - 1;
+
+			ASSERT_TRUE(j >= 0 && j < 3) TH_LOG("cookie %llu",
+							    (unsigned long long)ev[i].cookie);
+			EXPECT_EQ(h[j], ev[i].handle);
+			h[j] = 0;	/* each once */
+		}
+		EXPECT_EQ(0, fd_timers(fd));
+		file_works(_metadata, fd);
+		close(fd);
+	}
+	ASSERT_FALSE(injected) TH_LOG("read still faulting after %d", MAX_NTH);
+	TH_LOG("read: %d allocations, %d made it fail", n - 2, failed);
+	EXPECT_LE(1, failed);
+}
+
+/*
+ * MODIFY, CANCEL, QUERY and a batch of modify and cancel records allocate
+ * nothing: the first allocation after fail-nth = 1 is never reached.
+ */
+TEST_F(fault, no_allocation_outside_arm)
+{
+	struct twheel_batch_op ops[2];
+	struct twheel_query q;
+	uint64_t h1, h2;
+	int fd;
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, tw_arm(fd, FAR, 1, &h1));
+	ASSERT_EQ(0, tw_arm(fd, FAR, 2, &h2));
+
+	inject_begin(_metadata, &self->inj, 1);
+	EXPECT_EQ(0, tw_modify(fd, h1, FAR, 3));
+	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("MODIFY");
+
+	inject_begin(_metadata, &self->inj, 1);
+	EXPECT_EQ(0, tw_query(fd, h1, &q));
+	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("QUERY");
+	EXPECT_EQ(3, q.cookie);
+
+	inject_begin(_metadata, &self->inj, 1);
+	op_set(&ops[0], TWHEEL_OP_MODIFY, h2, FAR, 4);
+	op_set(&ops[1], TWHEEL_OP_CANCEL, h1, 0, 0);
+	EXPECT_EQ(2, tw_batch(fd, ops, 2, NULL));
+	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("BATCH");
+	EXPECT_EQ(0, ops[0].result);
+	EXPECT_EQ(0, ops[1].result);
+
+	inject_begin(_metadata, &self->inj, 1);
+	EXPECT_EQ(0, tw_cancel(fd, h2));
+	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("CANCEL");
+	EXPECT_EQ(0, fd_timers(fd));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN

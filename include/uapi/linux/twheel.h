@@ -48,6 +48,8 @@
  *  - ENOMEM: the kernel ran out of memory; the file is unchanged
  *  - E2BIG: a batch count above the max_batch reported by TWHEEL_IOC_API
  *  - EAGAIN: read() on an O_NONBLOCK file with no event waiting
+ *  - EINTR: a blocking read() was interrupted by a signal before any
+ *    event arrived
  */
 
 #define TWHEEL_ABI_VERSION	1
@@ -72,9 +74,10 @@
  * @tick_ns: tick length of the wheel the file's timers run on
  * @slots: number of slots of that wheel
  * @max_batch: most records one TWHEEL_IOC_BATCH accepts
- * @max_timers_per_fd: limit of live timers per file
- * @max_timers_per_user: limit of live timers per user over all files, 0 if
- *	there is none
+ * @max_timers_per_fd: limit of live timers per file, in effect
+ * @max_timers_per_user: limit of live timers per user over all files, in
+ *	effect (the module parameter, or when that is 0 the default sized
+ *	from RAM); never 0
  *
  * The handshake: programs check @abi_version and @features before use.
  * Output only.

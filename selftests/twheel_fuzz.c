@@ -1025,7 +1025,7 @@ static void action(struct fz *z);
 
 static void do_fork(struct fz *z)
 {
-	int status, i;
+	int status = 0, i;
 	pid_t pid;
 
 	pid = fork();
@@ -1041,7 +1041,9 @@ static void do_fork(struct fz *z)
 		_exit(0);
 	}
 	add(&st->forks, 1);
-	if (waitpid(pid, &status, 0) == pid && !(WIFEXITED(status) && !WEXITSTATUS(status))) {
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;	/* SIGUSR1 at the end of the phase */
+	if (!(WIFEXITED(status) && !WEXITSTATUS(status))) {
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
 			add(&st->child_timeouts, 1);
 		else
@@ -1592,7 +1594,7 @@ static __attribute__((noipa)) void *null_ptr(void)
 
 static bool phase_share(void)
 {
-	uint64_t v0 = st->violations, base = FZ_MAGIC << 48 | 0x1000, handles[SHARE_N];
+	uint64_t v0 = st->violations, base = FZ_MAGIC << 48 | 0x1000, handles[SHARE_N], deadline;
 	struct twheel_event ev[16];
 	unsigned char *m;
 	pid_t pid;
@@ -1660,13 +1662,17 @@ static bool phase_share(void)
 	/* 4. events whose copy-out failed are put back, not lost */
 	if (!arm_many(fd, base, 10, NULL))
 		ok = false;
-	for (i = 0; i < 400; i++) {	/* bounded: until all 10 wait */
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	for (deadline = now_ns() + 20 * NSEC_PER_SEC;;) {	/* until all 10 wait */
 		char info[256] = "";
 		char path[64];
 		FILE *f;
 
-		poll(&pfd, 1, 50);
+		if (now_ns() > deadline) {
+			viol("10 timers of 1 to 10 ms did not fire within 20 s");
+			ok = false;
+			break;
+		}
+		pause_ns(2 * NSEC_PER_MSEC);
 		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 		f = fopen(path, "r");
 		if (f) {

@@ -746,9 +746,9 @@ static bool run(int nf)
 	       fired ? late_sum / (double)fired / 1e6 : 0.0, late_max / 1e6, late_100ms);
 	printf("%s%sok %d stress %d fd(s), %d threads: armed %" PRIu64 " modified %" PRIu64
 	       " cancelled %" PRIu64 " fired %" PRIu64 " early %" PRIu64 " lost %" PRIu64
-	       " duplicates %" PRIu64 "\n",
+	       " duplicates %" PRIu64 " stale %" PRIu64 " after cancel %" PRIu64 "\n",
 	       opt.indent, ok ? "" : "not ", ++test_no, nf, opt.threads, cnt.armed,
-	       cnt.modified, cnt.cancelled, fired, early, lost, dups);
+	       cnt.modified, cnt.cancelled, fired, early, lost, dups, stale, after_cancel);
 	fflush(stdout);
 	free(recs);
 	return ok;

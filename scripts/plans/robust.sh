@@ -22,13 +22,13 @@
 
 # A million timers on the stock kernels.  The debug kernel (KASAN, lockdep,
 # kmemleak under TCG) gets through about 2,000 timers a second: a million
-# took 9 minutes per fd layout, so it runs 60,000 to stay within the few
+# took 9 minutes per fd layout, so it runs 50,000 to stay within the few
 # minutes make robust has.
 FUZZ_SECONDS=20
 STRESS_N=1000000
 case "$TWHEEL_KERNEL" in
 debug)
-	STRESS_N=60000
+	STRESS_N=50000
 	;;
 esac
 

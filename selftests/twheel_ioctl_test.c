@@ -1460,6 +1460,27 @@ TEST_F(twheel, periodic_overrun)
 	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
 }
 
+/*
+ * The longest period: the second expiry saturates at the end of time
+ * instead of wrapping, so the timer stays armed after its first event.
+ */
+TEST_F(twheel, periodic_max_period_stays_pending)
+{
+	uint64_t p = period_of(&self->api, 10);
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t h;
+
+	ASSERT_EQ(0, tw_arm(self->fd, 0, p, INT64_MAX, 0, 7, &h));
+	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(h, ev.handle);
+	ASSERT_EQ(0, tw_query(self->fd, h, &q));
+	EXPECT_TRUE(q.state & TWHEEL_QUERY_PENDING)
+		TH_LOG("periodic timer lost after its first expiry");
+	EXPECT_EQ(INT64_MAX, q.expires);
+	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+}
+
 TEST_F(twheel, periodic_cancel_stops)
 {
 	uint64_t p = period_of(&self->api, 10);

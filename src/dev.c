@@ -157,7 +157,12 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		u64 missed = div64_u64(ktime_sub(now, expires), ut->period);
 
 		ut->overrun += missed;
-		expires = ktime_add_ns(expires, (missed + 1) * ut->period);
+		/*
+		 * Saturate: with a period near KTIME_MAX the sum wraps, and a
+		 * negative expiry would be refused, leaving the timer unarmed.
+		 */
+		expires = ktime_add_safe(expires,
+					 ns_to_ktime((missed + 1) * ut->period));
 		/* Fails only with -ESHUTDOWN, when cancel is stopping us. */
 		twheel_timer_start(timer, expires, ut->slack, TWHEEL_MODE_ABS);
 	}

@@ -14,6 +14,9 @@ set -euo pipefail
 for k in "$@"; do
 	check_kernel_name "$k"
 	# at least one selftest case besides the plan's own three checks
-	run_counted "selftest $k" "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 4 "$k" selftest || true
+	# The debug VM (KASAN, the 32-bit tests, fault injection) takes about
+	# 200 s of its own; leave room for a loaded host.
+	run_counted "selftest $k" "$TWHEEL_ROOT/scripts/vm-run.sh" \
+		--timeout "${TWHEEL_VM_TIMEOUT:-600}" --min-tests 4 "$k" selftest || true
 done
 report_counted selftest

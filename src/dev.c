@@ -40,6 +40,7 @@
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/poll.h>
+#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -257,8 +258,13 @@ static int twheel_do_arm(struct twheel_ctx *ctx, u32 flags, u64 expires,
 			      &ctx->next_id, GFP_KERNEL_ACCOUNT);
 	if (ret < 0)
 		goto err_free_utimer;
+	/*
+	 * The id space wrapped, or the xarray failed to allocate at the
+	 * cursor and retried from the lowest free id (it returns 1 for both):
+	 * either way the id may have been used before, so a new generation.
+	 */
 	if (ret == 1)
-		ctx->gen++;	/* the id space wrapped: new generation */
+		ctx->gen++;
 
 	ut->ctx = ctx;
 	ut->handle = (u64)ctx->gen << 32 | id;
@@ -752,6 +758,13 @@ static int twheel_open(struct inode *inode, struct file *file)
 	INIT_LIST_HEAD(&ctx->ready);
 	init_waitqueue_head(&ctx->wq);
 	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
+	/*
+	 * Every file numbers its timers from id 1.  A random first
+	 * generation keeps the handles of different files apart, so that a
+	 * handle given to the wrong file gets ENOENT instead of naming that
+	 * file's own timer of the same number (but for a 2^-32 chance).
+	 */
+	ctx->gen = get_random_u32();
 	ctx->wheel = twheel_default();
 	twheel_get_stats(ctx->wheel, &st);
 	ctx->tick_ns = st.tick_ns;

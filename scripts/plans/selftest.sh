@@ -66,7 +66,7 @@ found=
 for t in /selftests/*_test /selftests/*_test32; do
 	[ -x "$t" ] || continue
 	found=1
-	# The debug kernel is built without IA32_EMULATION.
+	# A kernel built without IA32_EMULATION cannot run them.
 	if [ "${t%32}" != "$t" ] && [ ! -e /proc/sys/abi/vsyscall32 ]; then
 		skip "$t" "no 32-bit syscall support in this kernel"
 		continue

@@ -16,9 +16,11 @@
  * Every open file description of /dev/twheel owns a set of timers.  Timers
  * are armed, modified, cancelled and queried by a 64-bit handle that the
  * kernel returns when the timer is armed.  Handles are private to the file:
- * a handle is never reused during the life of the file, so a stale handle,
- * or one taken from another file, is rejected with ENOENT and never names
- * someone else's timer.  Handle 0 is never valid.
+ * a handle is never reused during the life of the file, so a stale handle
+ * is rejected with ENOENT, and a handle only ever names a timer of the file
+ * it is used on.  Each file starts its handles at a random generation, so
+ * one taken from another file gets ENOENT too (but for a 2^-32 chance of
+ * naming this file's own timer).  Handle 0 is never valid.
  *
  * Times are nanoseconds of CLOCK_MONOTONIC.  A timer never fires before its
  * expiry.  Expirations are read() from the file as arrays of struct

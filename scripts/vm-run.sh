@@ -12,7 +12,8 @@
 # The initramfs holds busybox (static) with its applet links, the modules
 # built for KERNEL in /modules (and, for the debug kernel, the kernel's own
 # modules such as kunit.ko in /modules/kernel), the static selftest binaries
-# in /selftests, the plan as /plan, the plan helpers as /lib/twheel.sh and
+# in /selftests, twheelctl and README.md's C example in /bin, the plan as
+# /plan, the plan helpers as /lib/twheel.sh and
 # scripts/vm/init as /init.
 #
 # The run fails when: qemu times out; the guest's "TWHEEL-EXIT: <rc>"
@@ -107,6 +108,8 @@ find "$TWHEEL_BUILD/mod/$kernel" -name '*.ko' -exec cp {} "$stage/modules/" \;
 [[ "$kernel" == debug ]] && find "$kdir" -name '*.ko' -exec cp {} "$stage/modules/kernel/" \;
 find "$TWHEEL_BUILD/selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/selftests/" \;
 install -m 0755 "$TWHEEL_ROOT/tools/twheelctl" "$stage/bin/twheelctl"
+# README.md's C example, as cut out and built by tools/Makefile
+install -m 0755 "$TWHEEL_ROOT/tools/build/readme_example" "$stage/bin/readme_example"
 install -m 0755 "$TWHEEL_ROOT/scripts/vm/init" "$stage/init"
 install -m 0644 "$TWHEEL_ROOT/scripts/vm/lib.sh" "$stage/lib/twheel.sh"
 install -m 0644 "$plan_file" "$stage/plan"

@@ -41,6 +41,8 @@ rmmod_refused_while_open() {
 }
 check "rmmod refused while /dev/twheel is open; fdinfo shows timers" \
 	rmmod_refused_while_open
+# README.md's C example, built as printed: one timer 100 ms out, cookie 42.
+check "README's libtwheel example runs" sh -c 'readme_example | grep -q "^cookie 42 fired "'
 check "debugfs stats of the default wheel" \
 	grep -q '^wakeups:' /sys/kernel/debug/twheel/default/stats
 

@@ -260,10 +260,10 @@ static void ioctl_result(const char *what, int err, uint64_t allowed)
 static bool impossible_handle(uint64_t h)
 {
 	/*
-	 * Handle 0 is never valid; the generation in the upper half starts
-	 * at 0 and grows once per 2^32 arms of a file.
+	 * The index in the lower half is never 0; the generation in the
+	 * upper half starts at a random value per file, so any is possible.
 	 */
-	return !h || h >> 32;
+	return !(uint32_t)h;
 }
 
 static uint64_t pick_handle(struct fz *z)
@@ -274,7 +274,7 @@ static uint64_t pick_handle(struct fz *z)
 	if (p < 55)
 		return h;
 	if (p < 65)
-		return h | (rnd(&z->rng) | 1) << 32;	/* a future generation */
+		return h ^ (rnd(&z->rng) | 1) << 32;	/* another generation */
 	if (p < 72)
 		return 0;
 	if (p < 85)

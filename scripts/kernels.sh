@@ -149,6 +149,20 @@ verify_config() {
 	fi
 }
 
+# After a build, keep this debug kernel and the newest other one (another
+# branch's fragment) and remove the older ones: each is about 200 MB, and a
+# changed fragment would otherwise leave its predecessor behind for good.
+prune_debug() {
+	local keep=$1 d
+	local -a stale
+	mapfile -t stale < <(find "$TWHEEL_CACHE" -maxdepth 1 -name 'debug-*' -type d \
+		-printf '%T@ %p\n' | sort -rn | cut -d' ' -f2- | grep -vxF -- "$keep" | tail -n +2)
+	for d in "${stale[@]}"; do
+		log "debug: removing stale build $(basename "$d")"
+		rm -rf -- "$d"
+	done
+}
+
 build_debug() {
 	local src out tmp logf
 	src=$(ensure_source)
@@ -176,6 +190,7 @@ build_debug() {
 	}
 	touch "$out/.twheel-built"
 	log "debug: built $out/arch/x86/boot/bzImage"
+	prune_debug "$out"
 }
 
 # ---- commands ---------------------------------------------------------------------

@@ -37,13 +37,11 @@
 #include <linux/twheel.h>
 
 #include "kselftest_harness.h"
+#include "twheel_selftest.h"
 
-#define TWHEEL_DEV		"/dev/twheel"
 #define FAIL_NTH		"/proc/thread-self/fail-nth"
 #define MAKE_IT_FAIL		"/proc/thread-self/make-it-fail"
 #define FAILSLAB		"/sys/kernel/debug/failslab"
-#define NSEC_PER_MSEC		1000000ULL
-#define NSEC_PER_SEC		1000000000ULL
 #define FAR			(3600 * NSEC_PER_SEC)
 /* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
 #define EVENT_WAIT_MS		10000
@@ -52,7 +50,6 @@
 /* Per-user limits above this are not filled here (too slow). */
 #define LIMIT_MAX		20000
 #define MAX_FILES		8
-#define POISON			0x5a5a5a5a5a5a5a5aLL
 #define PROBE_COOKIE		0x9b0be00000000000ULL
 
 /* ---- ioctl wrappers: 0 or -errno ---- */
@@ -76,64 +73,6 @@ static int tw_modify(int fd, uint64_t handle, uint64_t expires, uint64_t cookie)
 	};
 
 	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
-}
-
-static int tw_cancel(int fd, uint64_t handle)
-{
-	struct twheel_cancel c = { .handle = handle };
-
-	return ioctl(fd, TWHEEL_IOC_CANCEL, &c) ? -errno : 0;
-}
-
-static int tw_query(int fd, uint64_t handle, struct twheel_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->handle = handle;
-	return ioctl(fd, TWHEEL_IOC_QUERY, q) ? -errno : 0;
-}
-
-/* The ioctl's value (records processed) or -errno. */
-static long tw_batch(int fd, struct twheel_batch_op *ops, uint32_t count,
-		     uint32_t *done)
-{
-	struct twheel_batch b = {
-		.ops = (uintptr_t)ops,
-		.count = count,
-	};
-	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
-
-	if (done)
-		*done = b.done;
-	return ret < 0 ? -errno : ret;
-}
-
-static void op_set(struct twheel_batch_op *op, uint32_t code, uint64_t handle,
-		   uint64_t expires, uint64_t cookie)
-{
-	memset(op, 0, sizeof(*op));
-	op->op = code;
-	op->handle = handle;
-	op->expires = expires;
-	op->cookie = cookie;
-	op->result = POISON;
-}
-
-/* The timers: line of /proc/self/fdinfo/@fd, or -errno. */
-static long fd_timers(int fd)
-{
-	char path[64], line[128];
-	long n = -ENODATA;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "timers: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
 }
 
 static uint64_t now_ns(void)
@@ -513,7 +452,7 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		for (i = 0; i < pre; i++)
 			ASSERT_EQ(0, tw_arm(fd, FAR, 100 + i, &hpre[i]));
 		if (pre)
-			ASSERT_EQ(0, tw_cancel(fd, hpre[0]));
+			ASSERT_EQ(0, tw_cancel(fd, hpre[0], NULL));
 
 		inject_begin(_metadata, inj, n);
 		ret = tw_arm(fd, FAR, 1, &h);
@@ -779,7 +718,7 @@ TEST_F(fault, no_allocation_outside_arm)
 	EXPECT_EQ(0, ops[1].result);
 
 	inject_begin(_metadata, &self->inj, 1);
-	EXPECT_EQ(0, tw_cancel(fd, h2));
+	EXPECT_EQ(0, tw_cancel(fd, h2, NULL));
 	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("CANCEL");
 	EXPECT_EQ(0, fd_timers(fd));
 	close(fd);

@@ -48,17 +48,13 @@
 #include <linux/twheel.h>
 
 #include "kselftest_harness.h"
+#include "twheel_selftest.h"
 
-#define TWHEEL_DEV		"/dev/twheel"
-#define NSEC_PER_MSEC		1000000ULL
-#define NSEC_PER_SEC		1000000000ULL
 #define EV_SIZE			sizeof(struct twheel_event)
 /* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
 #define EVENT_WAIT_MS		10000
 /* Cookies of the barrier's sentinel timers. */
 #define SENTINEL_COOKIE		0x5e47149e00000000ULL
-/* A value the kernel never writes into a result field. */
-#define POISON			0x5a5a5a5a5a5a5a5aLL
 #define FEATURES_USED		(TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_BATCH | \
 				 TWHEEL_FEATURE_QUERY)
 
@@ -184,39 +180,6 @@ static int tw_modify(int fd, uint64_t handle, uint32_t flags, uint64_t expires,
 	};
 
 	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
-}
-
-static int tw_cancel(int fd, uint64_t handle, uint32_t *status)
-{
-	struct twheel_cancel c = { .handle = handle };
-
-	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c) ? -errno : 0;
-
-	if (status)
-		*status = c.status;
-	return ret;
-}
-
-static int tw_query(int fd, uint64_t handle, struct twheel_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->handle = handle;
-	return ioctl(fd, TWHEEL_IOC_QUERY, q) ? -errno : 0;
-}
-
-/* Returns the ioctl's value (records processed) or -errno. */
-static long tw_batch(int fd, struct twheel_batch_op *ops, uint32_t count,
-		     uint32_t *done)
-{
-	struct twheel_batch b = {
-		.ops = (uintptr_t)ops,
-		.count = count,
-	};
-	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
-
-	if (done)
-		*done = b.done;
-	return ret < 0 ? -errno : ret;
 }
 
 static void op_arm(struct twheel_batch_op *op, uint32_t flags, uint64_t expires,

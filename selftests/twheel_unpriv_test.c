@@ -41,13 +41,11 @@
 #include <linux/twheel.h>
 
 #include "kselftest_harness.h"
+#include "twheel_selftest.h"
 
-#define TWHEEL_DEV		"/dev/twheel"
 #define PARAM_DIR		"/sys/module/twheel/parameters"
 #define UID_A			65534	/* the user under test ("nobody") */
 #define UID_B			65533	/* another unprivileged user */
-#define NSEC_PER_MSEC		1000000ULL
-#define NSEC_PER_SEC		1000000000ULL
 #define FAR			(3600 * NSEC_PER_SEC)
 /* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
 #define EVENT_WAIT_MS		10000
@@ -55,7 +53,6 @@
 #define LIMIT_MAX		20000
 #define MAX_FILES		8
 #define BATCH			512
-#define POISON			0x5a5a5a5a5a5a5a5aLL
 #define PEER_COOKIE		0xbeef000000000000ULL
 #define PEER_HANDLES		8
 
@@ -85,49 +82,6 @@ static int tw_modify(int fd, uint64_t handle, uint64_t expires, uint64_t cookie)
 	};
 
 	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
-}
-
-static int tw_cancel(int fd, uint64_t handle, uint32_t *status)
-{
-	struct twheel_cancel c = { .handle = handle };
-	int ret = ioctl(fd, TWHEEL_IOC_CANCEL, &c) ? -errno : 0;
-
-	if (status)
-		*status = c.status;
-	return ret;
-}
-
-static int tw_query(int fd, uint64_t handle, struct twheel_query *q)
-{
-	memset(q, 0, sizeof(*q));
-	q->handle = handle;
-	return ioctl(fd, TWHEEL_IOC_QUERY, q) ? -errno : 0;
-}
-
-/* The ioctl's value (records processed) or -errno. */
-static long tw_batch(int fd, struct twheel_batch_op *ops, uint32_t count,
-		     uint32_t *done)
-{
-	struct twheel_batch b = {
-		.ops = (uintptr_t)ops,
-		.count = count,
-	};
-	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
-
-	if (done)
-		*done = b.done;
-	return ret < 0 ? -errno : ret;
-}
-
-static void op_set(struct twheel_batch_op *op, uint32_t code, uint64_t handle,
-		   uint64_t expires, uint64_t cookie)
-{
-	memset(op, 0, sizeof(*op));
-	op->op = code;
-	op->handle = handle;
-	op->expires = expires;
-	op->cookie = cookie;
-	op->result = POISON;
 }
 
 /*
@@ -170,24 +124,6 @@ static uint64_t arm_many(int fd, uint64_t n, uint64_t cookie, int *err,
 		cookie += k;
 	}
 	return armed;
-}
-
-/* The timers: line of /proc/self/fdinfo/@fd, or -errno. */
-static long fd_timers(int fd)
-{
-	char path[64], line[128];
-	long n = -ENODATA;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "timers: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
 }
 
 /* Wait (bounded) for one event and read it: 0 or -errno. */

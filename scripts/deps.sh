@@ -7,18 +7,21 @@
 # `apt-get update` at most once, and only when something must be installed.
 #
 # Usage: deps.sh [build|vm|lint|docs|dkms|all]...     (default: all)
-#   build  compile twheel.ko for the stock kernels and build the debug kernel
+#   build  compile twheel.ko for the stock kernels, build the debug and
+#          kcsan kernels
 #   vm     boot kernels in qemu with a busybox initramfs, static test binaries
 #   lint   checkpatch, sparse, kernel-doc, shellcheck
 #   docs   Sphinx (make docs)
 #   dkms   dkms (make dkms-check)
 set -euo pipefail
 
-# Compiling modules for the stock kernels and building the debug kernel.
+# Compiling modules for the stock kernels and building the debug and kcsan
+# kernels (Debian 12's gcc 12 has the -fsanitize=thread KCSAN needs).
 # linux-headers-amd64 / linux-headers-6.12-amd64 are Debian's meta packages
 # that follow the current 6.1 and 6.12 ABIs; scripts/kernels.sh downloads the
-# matching images.  linux-source-6.1 provides the debug kernel source and the
-# kernel's own tooling (kselftest_harness.h, checkpatch.pl, kernel-doc).
+# matching images.  linux-source-6.1 provides the source of the built kernels
+# and the kernel's own tooling (kselftest_harness.h, checkpatch.pl,
+# kernel-doc).
 BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.1)
 # qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev

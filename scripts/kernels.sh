@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The three kernels twheel is tested on, fetched or built into the cache
+# The four kernels twheel is tested on, fetched or built into the cache
 # (${TWHEEL_CACHE:-$HOME/.cache/twheel}) and reused from there:
 #
 #   stock61   Debian 12's kernel (linux-image-<abi>-amd64), the ABI matching
@@ -11,12 +11,18 @@
 #   debug     built from Debian's linux-source-6.1: tinyconfig plus
 #             scripts/debug-kernel.config (KASAN, lockdep, kmemleak, KUnit...).
 #             The O= build directory is also its KDIR.
+#   kcsan     built the same way with scripts/kcsan-kernel.config (KCSAN,
+#             lockdep, KUnit); KCSAN and KASAN exclude each other.
+#
+# A built kernel lives in <name>-<source version>-<sha256 of its fragment>;
+# after a build, the newest other build of the same name is kept and older
+# ones are removed (those of the other name are never touched).
 #
 # Stock images are unpacked from the .deb with dpkg-deb, never installed into
 # the host's /boot.
 #
 # Usage:
-#   kernels.sh prepare KERNEL...   fetch/build what is missing
+#   kernels.sh prepare [KERNEL...] fetch/build what is missing (default: all)
 #   kernels.sh image KERNEL        print the bzImage path (preparing it)
 #   kernels.sh kdir KERNEL         print the KDIR for external modules
 #   kernels.sh release KERNEL      print the kernel release (uname -r)
@@ -24,8 +30,6 @@
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
-
-FRAGMENT=$TWHEEL_ROOT/scripts/debug-kernel.config
 
 # ---- Debian package resolution ----------------------------------------------
 
@@ -118,18 +122,21 @@ fetch_stock() {
 	log "$k: $dir/vmlinuz"
 }
 
-# ---- debug kernel ---------------------------------------------------------------
+# ---- kernels built from source (debug, kcsan) --------------------------------
 
-debug_dir() {
+# The config fragment of a built kernel: scripts/<name>-kernel.config.
+fragment() { echo "$TWHEEL_ROOT/scripts/$1-kernel.config"; }
+
+built_dir() {
 	local hash
-	hash=$(sha256sum "$FRAGMENT" | cut -c1-12)
-	echo "$TWHEEL_CACHE/debug-$(source_version)-$hash"
+	hash=$(sha256sum "$(fragment "$1")" | cut -c1-12)
+	echo "$TWHEEL_CACHE/$1-$(source_version)-$hash"
 }
 
 # Every CONFIG_ line of the fragment must hold in the final .config: Kconfig
 # silently drops options whose dependencies are not met.
 verify_config() {
-	local out=$1 line opt missing=()
+	local frag=$1 out=$2 line opt missing=()
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=*)
@@ -141,56 +148,62 @@ verify_config() {
 			grep -q "^$opt=" "$out/.config" && missing+=("$line")
 			;;
 		esac
-	done <"$FRAGMENT"
+	done <"$frag"
 	if ((${#missing[@]})); then
-		log "these options of ${FRAGMENT#"$TWHEEL_ROOT"/} did not end up in $out/.config:"
+		log "these options of ${frag#"$TWHEEL_ROOT"/} did not end up in $out/.config:"
 		printf '    %s\n' "${missing[@]}" >&2
 		die "fix the fragment (add the missing dependencies) and retry"
 	fi
 }
 
-# After a build, keep this debug kernel and the newest other one (another
-# branch's fragment) and remove the older ones: each is about 200 MB, and a
-# changed fragment would otherwise leave its predecessor behind for good.
-prune_debug() {
-	local keep=$1 d
+# After a build of kernel $1 into $2, keep it and the newest other build of
+# the same name (another branch's fragment) and remove the older ones: each
+# is 200-300 MB, and a changed fragment would otherwise leave its
+# predecessor behind for good.  Only "$1-<version>-<hash>" directories are
+# candidates, so building kcsan never removes a debug build, nor the
+# reverse.
+prune_built() {
+	local k=$1 keep=$2 d
 	local -a stale
-	mapfile -t stale < <(find "$TWHEEL_CACHE" -maxdepth 1 -name 'debug-*' -type d \
+	mapfile -t stale < <(find "$TWHEEL_CACHE" -maxdepth 1 -type d \
+		-regextype posix-extended -regex ".*/$k-[^/]+-[0-9a-f]{12}" \
 		-printf '%T@ %p\n' | sort -rn | cut -d' ' -f2- | grep -vxF -- "$keep" | tail -n +2)
 	for d in "${stale[@]}"; do
-		log "debug: removing stale build $(basename "$d")"
+		log "$k: removing stale build $(basename "$d")"
 		rm -rf -- "$d"
 	done
 }
 
-build_debug() {
-	local src out tmp logf
+build_kernel() {
+	local k=$1 frag src out logf
+	frag=$(fragment "$k")
 	src=$(ensure_source)
-	out=$(debug_dir)
+	out=$(built_dir "$k")
 	[[ -f "$out/.twheel-built" ]] && return 0
-	log "debug: building $(basename "$out") from $src ($(nproc) jobs, several minutes)"
+	log "$k: building $(basename "$out") from $src ($(nproc) jobs, several minutes)"
 	rm -rf "$out"
 	mkdir -p "$out"
 	logf=$out/twheel-build.log
 	{
 		make -C "$src" O="$out" tinyconfig
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$FRAGMENT"
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag"
 		make -C "$src" O="$out" olddefconfig
 	} >"$logf" 2>&1 || {
 		tail -n 40 "$logf" >&2
-		die "debug: configuration failed, see $logf"
+		die "$k: configuration failed, see $logf"
 	}
-	verify_config "$out"
+	verify_config "$frag" "$out"
 	local targets=(bzImage modules_prepare)
 	grep -q '=m$' "$out/.config" && targets+=(modules)
-	log "debug: make ${targets[*]} (log: $logf)"
+	log "$k: make ${targets[*]} (log: $logf)"
+	local start=$SECONDS
 	make -C "$src" O="$out" -j"$(nproc)" "${targets[@]}" >>"$logf" 2>&1 || {
 		tail -n 60 "$logf" >&2
-		die "debug: kernel build failed, see $logf"
+		die "$k: kernel build failed, see $logf"
 	}
 	touch "$out/.twheel-built"
-	log "debug: built $out/arch/x86/boot/bzImage"
-	prune_debug "$out"
+	log "$k: built $out/arch/x86/boot/bzImage in $((SECONDS - start)) s"
+	prune_built "$k" "$out"
 }
 
 # ---- commands ---------------------------------------------------------------------
@@ -203,7 +216,7 @@ prepare() {
 	for k in "$@"; do
 		check_kernel_name "$k"
 		case "$k" in
-		debug) [[ -f "$(debug_dir)/.twheel-built" ]] || with_lock debug build_debug ;;
+		debug | kcsan) [[ -f "$(built_dir "$k")/.twheel-built" ]] || with_lock "$k" build_kernel "$k" ;;
 		*) [[ -f "$(stock_dir "$k")/vmlinuz" ]] || with_lock "$k" fetch_stock "$k" ;;
 		esac
 	done
@@ -214,22 +227,22 @@ cmd=${1:-}
 shift || true
 case "$cmd" in
 prepare)
-	(($#)) || set -- "${TWHEEL_KERNELS[@]}"
+	(($#)) || set -- "${TWHEEL_ALL_KERNELS[@]}"
 	prepare "$@"
 	;;
 image)
 	prepare "$1"
 	case "$1" in
-	debug) echo "$(debug_dir)/arch/x86/boot/bzImage" ;;
+	debug | kcsan) echo "$(built_dir "$1")/arch/x86/boot/bzImage" ;;
 	*) echo "$(stock_dir "$1")/vmlinuz" ;;
 	esac
 	;;
 kdir)
 	check_kernel_name "$1"
 	case "$1" in
-	debug)
-		prepare debug
-		debug_dir
+	debug | kcsan)
+		prepare "$1"
+		built_dir "$1"
 		;;
 	*)
 		(
@@ -242,9 +255,9 @@ kdir)
 release)
 	check_kernel_name "$1"
 	case "$1" in
-	debug)
-		prepare debug
-		cat "$(debug_dir)/include/config/kernel.release"
+	debug | kcsan)
+		prepare "$1"
+		cat "$(built_dir "$1")/include/config/kernel.release"
 		;;
 	*) (
 		resolve_stock "$1"

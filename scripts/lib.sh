@@ -10,14 +10,28 @@
 # shellcheck disable=SC2034  # variables here are used by the sourcing scripts
 
 TWHEEL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# Downloaded kernels, the extracted linux-source tree and the debug kernel
-# build live outside the repository so that clones share them and `git clean`
-# or `make clean` never throws away a 6-minute kernel build.
+# Downloaded kernels, the extracted linux-source tree and the kernels built
+# from it (debug, kcsan) live outside the repository so that clones share
+# them and `git clean` or `make clean` never throws away a kernel build of
+# several minutes.
 TWHEEL_CACHE=${TWHEEL_CACHE:-${HOME:-/root}/.cache/twheel}
 TWHEEL_BUILD=${TWHEEL_BUILD:-$TWHEEL_ROOT/build}
 
-# All kernels the harness knows, in the order `make check` runs them.
+# The kernels the selftests run on by default (scripts/selftest.sh), in the
+# order `make check` runs them.
 TWHEEL_KERNELS=(stock61 stock612 debug)
+# Kernels built from linux-source-6.1 with scripts/<name>-kernel.config.
+# "kcsan" (the race detector) is deliberately not in TWHEEL_KERNELS: KCSAN
+# under TCG is slower still than the debug kernel, and the selftests are
+# mostly one thread checking the API's answers (plus the 32-bit tests and
+# fault injection, which the kcsan kernel lacks): they would add minutes to
+# every `make selftest` for little KCSAN could see.  The kcsan kernel runs
+# what is concurrent -- KUnit and the robust plan's fuzzer and stress -- as
+# a step of its own (scripts/kcsan.sh, `make kcsan`); every script accepts
+# it by name, and `make modules-all` builds for it.
+TWHEEL_BUILT_KERNELS=(debug kcsan)
+# Every kernel name the harness accepts.
+TWHEEL_ALL_KERNELS=(stock61 stock612 "${TWHEEL_BUILT_KERNELS[@]}")
 
 log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
@@ -27,8 +41,17 @@ summary() { printf '%d passed, %d failed\n' "$1" "$2"; }
 
 check_kernel_name() {
 	case "$1" in
-	stock61 | stock612 | debug) ;;
-	*) die "unknown kernel '$1' (expected one of: ${TWHEEL_KERNELS[*]})" ;;
+	stock61 | stock612 | debug | kcsan) ;;
+	*) die "unknown kernel '$1' (expected one of: ${TWHEEL_ALL_KERNELS[*]})" ;;
+	esac
+}
+
+# True for a kernel built from source (its O= directory is its KDIR and
+# holds its own modules, such as kunit.ko), false for a Debian image.
+is_built_kernel() {
+	case "$1" in
+	debug | kcsan) return 0 ;;
+	*) return 1 ;;
 	esac
 }
 

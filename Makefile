@@ -5,8 +5,10 @@
 #
 #   make              build src/twheel.ko (and the sample) for KDIR, in place,
 #                     and tools/ (libtwheel, twheelctl)
-#   make modules-all  build for the three test kernels, in build/mod/<kernel>/
+#   make modules-all  build for the four test kernels, in build/mod/<kernel>/
 #   make kunit        KUnit suites in the debug kernel VM
+#   make kcsan        KUnit suites, ioctl fuzzer and stress in VMs of the
+#                     kcsan (race detector) kernel
 #   make selftest     selftests/ in stock 6.1, stock 6.12 and debug VMs
 #   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
 #                     header sets, shellcheck
@@ -17,7 +19,8 @@
 #   make fuzz         libFuzzer on the userspace build of src/wheel.c
 #                     (FUZZ_SECONDS, default 60)
 #   make robust       ioctl fuzzer, stress and lifecycle plans in stock 6.1
-#                     and debug VMs (Documentation/robustness.rst)
+#                     and debug VMs (Documentation/robustness.rst); the
+#                     kcsan kernel's runs are make kcsan
 #   make docs         Sphinx HTML in build/docs/html, warnings are errors
 #   make dkms-check   dkms add/build for the 6.1 and 6.12 headers, modinfo
 #   make install      modules_install for KDIR plus the udev rule
@@ -50,10 +53,13 @@ modules:
 	@echo "1 passed, 0 failed"
 
 modules-all:
-	@scripts/build-modules.sh stock61 stock612 debug
+	@scripts/build-modules.sh stock61 stock612 debug kcsan
 
 kunit:
 	@scripts/vm-run.sh --min-tests 1 debug kunit
+
+kcsan:
+	@scripts/kcsan.sh
 
 selftest:
 	@scripts/selftest.sh stock61 stock612 debug
@@ -97,5 +103,5 @@ dkms-check:
 install uninstall:
 	@KDIR="$(KDIR)" scripts/install.sh $@
 
-.PHONY: all tools modules modules-all kunit selftest lint check clean demo bench docs fuzz \
+.PHONY: all tools modules modules-all kunit kcsan selftest lint check clean demo bench docs fuzz \
 	robust dkms-check install uninstall

@@ -5,11 +5,13 @@
 #   deps        scripts/deps.sh all (installs nothing when all is there)
 #   lint        make lint
 #   docs        make docs (Sphinx, warnings are errors)
-#   modules     make modules-all (builds the debug kernel on a cold cache)
+#   modules     make modules-all (builds the debug and kcsan kernels on a
+#               cold cache)
 #   dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
 #   selftest    make selftest (stock61, stock612, debug VMs)
 #   robust      make robust (ioctl fuzzer, stress, lifecycle VMs)
 #   kunit       make kunit (debug VM)
+#   kcsan       make kcsan (KUnit, ioctl fuzzer and stress in kcsan VMs)
 #   tools       libtwheel's unit test and export check (no kernel)
 #   wheel-fuzz  src/wheel.c built in userspace: corpus replay + 10 s of libFuzzer
 #   bench-smoke seconds-long benchmark run in a stock 6.1 VM
@@ -41,6 +43,7 @@ step dkms make --no-print-directory dkms-check
 step selftest make --no-print-directory selftest
 step robust make --no-print-directory robust
 step kunit make --no-print-directory kunit
+step kcsan make --no-print-directory kcsan
 step tools make --no-print-directory -C tools check
 step wheel-fuzz make --no-print-directory -C tools/wheel-fuzz smoke
 step bench-smoke make --no-print-directory -C bench smoke

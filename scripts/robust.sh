@@ -9,6 +9,10 @@
 # "N passed, N failed" total over all runs.
 #
 # Usage: robust.sh [KERNEL...]   (default: stock61 debug)
+#   Any kernel can be named: `make kcsan` (scripts/kcsan.sh) runs the robust
+#   plan alone on kcsan, the race detector kernel.  The plan sizes its
+#   stress per kernel (scripts/plans/robust.sh): 1,000,000 timers on the
+#   stock kernels, 50,000 on debug and kcsan.
 # Environment: TWHEEL_ROBUST_PLANS (default "robust lifecycle").
 set -euo pipefail
 # shellcheck source=scripts/lib.sh

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# Test plan: the KUnit suites (debug kernel only).  KUnit runs a module's
-# suites when it is loaded and prints KTAP on the console, which the host
-# counts.  Unloading afterwards lets kmemleak and ODEBUG see the teardown.
+# Test plan: the KUnit suites (debug and kcsan kernels).  KUnit runs a
+# module's suites when it is loaded and prints KTAP on the console, which
+# the host counts.  Unloading afterwards lets kmemleak and ODEBUG see the teardown.
 # shellcheck source=scripts/vm/lib.sh
 . /lib/twheel.sh
 

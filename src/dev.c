@@ -168,6 +168,7 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		twheel_timer_start(timer, expires, ut->slack, TWHEEL_MODE_ABS);
 	}
 	spin_unlock(&ctx->lock);
+	twheel_delay(TWHEEL_DELAY_EVENT_QUEUED);
 
 	/* The context outlives every callback: release() stops them first. */
 	if (wake)

@@ -213,6 +213,7 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 		lockdep_copy_map(&lockdep_map, &timer->lockdep_map);
 #endif
 		spin_unlock_irq(&w->lock);
+		twheel_delay(TWHEEL_DELAY_CALLBACK);
 
 		lock_map_acquire(&lockdep_map);
 		fn(timer);
@@ -802,6 +803,7 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget)
 	struct twheel *w;
 
 	twheel_debugfs_root = debugfs_create_dir("twheel", NULL);
+	twheel_delay_init(twheel_debugfs_root);
 	w = twheel_create_named(tick_ns, bits, budget, "default");
 	if (IS_ERR(w)) {
 		debugfs_remove_recursive(twheel_debugfs_root);

@@ -7,10 +7,32 @@
 
 #include <linux/types.h>
 
+struct dentry;
+
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget);
 void twheel_facility_exit(void);
 
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
 void twheel_dev_exit(void);
+
+/*
+ * Delay points (src/delay.c): windows of a race that tests widen.  Only
+ * builds with TWHEEL_DEBUG=1 have them.
+ */
+enum twheel_delay_point {
+	/* facility: a timer is taken off the wheel, its callback not begun */
+	TWHEEL_DELAY_CALLBACK,
+	/* device: a callback queued its event and dropped the file's lock */
+	TWHEEL_DELAY_EVENT_QUEUED,
+	TWHEEL_NR_DELAYS
+};
+
+#ifdef TWHEEL_DEBUG_DELAYS
+void twheel_delay(enum twheel_delay_point point);
+void twheel_delay_init(struct dentry *root);
+#else
+static inline void twheel_delay(enum twheel_delay_point point) { }
+static inline void twheel_delay_init(struct dentry *root) { }
+#endif
 
 #endif /* _TWHEEL_INTERNAL_H */

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel: delay points, for tests only
+ *
+ * A race that needs another CPU to act inside a window a few instructions
+ * wide is rarely hit by chance, so a test could pass with the race there.
+ * The windows that matter are named here (enum twheel_delay_point) and the
+ * code of each layer calls twheel_delay() at them.  A test widens a window
+ * by writing a delay in microseconds to
+ * /sys/kernel/debug/twheel/delay/<name> (0, the default, is no delay) and
+ * can then reproduce the race deterministically.
+ *
+ * This file is built only with TWHEEL_DEBUG=1 (the harness's debug and
+ * race-detector kernels); otherwise twheel_delay() is an empty inline and
+ * the production module has neither the points nor the files.  The delay
+ * busy-waits: the points sit in softirq context and under no lock.
+ */
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+
+#include "twheel_internal.h"
+
+/* Longest delay a point accepts, so a typo cannot wedge the machine. */
+#define TWHEEL_DELAY_MAX_US	100000
+
+static u32 twheel_delay_us[TWHEEL_NR_DELAYS];
+
+static const char *const twheel_delay_names[TWHEEL_NR_DELAYS] = {
+	[TWHEEL_DELAY_CALLBACK] = "callback_us",
+	[TWHEEL_DELAY_EVENT_QUEUED] = "event_queued_us",
+};
+
+void twheel_delay(enum twheel_delay_point point)
+{
+	u32 us = min_t(u32, READ_ONCE(twheel_delay_us[point]),
+		       TWHEEL_DELAY_MAX_US);
+
+	if (!us)
+		return;
+	mdelay(us / 1000);
+	udelay(us % 1000);
+}
+
+void twheel_delay_init(struct dentry *root)
+{
+	struct dentry *dir = debugfs_create_dir("delay", root);
+	int i;
+
+	for (i = 0; i < TWHEEL_NR_DELAYS; i++)
+		debugfs_create_u32(twheel_delay_names[i], 0600, dir,
+				   &twheel_delay_us[i]);
+}

@@ -1413,30 +1413,45 @@ static void twheel_callback_frees_own_timer(struct kunit *test)
 /* cancel_sync / shutdown_sync against a running callback                   */
 /* ------------------------------------------------------------------------ */
 
+/* What the helper thread of a race case does while the callback runs. */
+enum twk_race_op {
+	TWK_RACE_CANCEL_SYNC,
+	TWK_RACE_SHUTDOWN_SYNC,
+	/* twheel_timer_modify() (10 s out), then twheel_timer_cancel_sync() */
+	TWK_RACE_MODIFY_CANCEL_SYNC,
+	TWK_RACE_CANCEL,
+	TWK_RACE_MODIFY,
+};
+
 /**
  * struct twk_race - a callback that holds still until a helper thread is
- * seen blocked in cancel_sync()/shutdown_sync() on its timer
+ * seen blocked in a sync call on its timer (or has returned from its call)
  * @p:        the probe
  * @threads:  one helper per online CPU, bound to it, not woken
  * @helper:   the helper the callback woke (on another CPU than its own)
- * @shutdown: the helper calls twheel_timer_shutdown_sync()
+ * @op:       what the helper does
+ * @rearm_first: the callback re-arms its timer (10 s) before anything else,
+ *            as a mod_timer() at the top of a timer_list callback does
  * @rearm:    after the handshake the callback re-arms its timer (10 s)
- * @calling:  set by the helper just before the sync call
- * @returned: set by the helper after the sync call
+ * @calling:  set by the helper just before its call
+ * @returned: set by the helper after its call
  * @seq:      orders the end of the callback and the return of the call
  * @handshake: the callback saw the helper waiting before it finished
  * @cb_end_seq: @seq when the callback finished
- * @ret_seq:  @seq when the sync call returned
- * @sync_ret: what the sync call returned
+ * @ret_seq:  @seq when the helper's call returned
+ * @sync_ret: what the helper's (last) call returned
+ * @modify_ret: what the helper's twheel_timer_modify() returned
+ * @first_ret: what the callback's twheel_timer_modify() at its top returned
  * @rearm_ret: what twheel_timer_modify() on itself returned in the callback
  * @start_ret: what twheel_timer_start() on itself returned after that
- * @helper_done: completed by the helper after the sync call
+ * @helper_done: completed by the helper after its call
  */
 struct twk_race {
 	struct twk_probe *p;
 	struct twk_threads *threads;
 	struct task_struct *helper;
-	bool shutdown;
+	enum twk_race_op op;
+	bool rearm_first;
 	bool rearm;
 	atomic_t calling;
 	atomic_t returned;
@@ -1445,6 +1460,8 @@ struct twk_race {
 	int cb_end_seq;
 	int ret_seq;
 	int sync_ret;
+	int modify_ret;
+	int first_ret;
 	int rearm_ret;
 	int start_ret;
 	struct completion helper_done;
@@ -1462,6 +1479,9 @@ static void twk_cb_race(struct twheel_timer *timer)
 		twk_record(p);
 		return;
 	}
+	if (r->rearm_first)
+		r->first_ret = twheel_timer_modify(timer, 10 * NSEC_PER_SEC, 0,
+						   TWHEEL_MODE_REL);
 	for_each_online_cpu(cpu) {
 		if (cpu != this && cpu < r->threads->nr && r->threads->tasks[cpu]) {
 			h = r->threads->tasks[cpu];
@@ -1498,15 +1518,30 @@ static void twk_cb_race(struct twheel_timer *timer)
 static int twk_race_helper(void *data)
 {
 	struct twk_race *r = data;
+
+	struct twheel_timer *t = &r->p->timer;
 	int ret;
 
+	if (r->op == TWK_RACE_MODIFY_CANCEL_SYNC)
+		r->modify_ret = twheel_timer_modify(t, 10 * NSEC_PER_SEC, 0,
+						    TWHEEL_MODE_REL);
 	atomic_set(&r->calling, 1);
 	/* "calling" is visible before this task can be seen blocked */
 	smp_mb__after_atomic();
-	if (r->shutdown)
-		ret = twheel_timer_shutdown_sync(&r->p->timer);
-	else
-		ret = twheel_timer_cancel_sync(&r->p->timer);
+	switch (r->op) {
+	case TWK_RACE_SHUTDOWN_SYNC:
+		ret = twheel_timer_shutdown_sync(t);
+		break;
+	case TWK_RACE_CANCEL:
+		ret = twheel_timer_cancel(t);
+		break;
+	case TWK_RACE_MODIFY:
+		ret = twheel_timer_modify(t, 20 * NSEC_PER_SEC, 0, TWHEEL_MODE_REL);
+		break;
+	default:
+		ret = twheel_timer_cancel_sync(t);
+		break;
+	}
 	r->sync_ret = ret;
 	r->ret_seq = atomic_inc_return(&r->seq);
 	atomic_set(&r->returned, 1);
@@ -1516,12 +1551,15 @@ static int twk_race_helper(void *data)
 }
 
 /*
- * Fire the race probe and let the helper call cancel_sync/shutdown_sync
- * while its callback runs.  The callback runs on some CPU and wakes the
- * helper bound to another one, then spins until that helper is seen
- * blocked inside the call (state TASK_UNINTERRUPTIBLE after "calling").
+ * Fire the race probe and let the helper make its call while the callback
+ * runs.  The callback runs on some CPU and wakes the helper bound to
+ * another one, then spins until that helper is seen blocked inside the call
+ * (state TASK_UNINTERRUPTIBLE after "calling") or has returned from it.  A
+ * sync call (@waits) must be seen blocked and return only after the
+ * callback finished; the others return while it still runs.
  */
-static struct twk_race *twk_race_run(struct kunit *test, bool shutdown, bool rearm)
+static struct twk_race *twk_race_run(struct kunit *test, enum twk_race_op op,
+				     bool rearm_first, bool rearm, bool waits)
 {
 	const u64 tick = 500 * TWK_US;
 	struct twk_ctx *ctx;
@@ -1536,7 +1574,8 @@ static struct twk_race *twk_race_run(struct kunit *test, bool shutdown, bool rea
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	init_completion(&r->helper_done);
-	r->shutdown = shutdown;
+	r->op = op;
+	r->rearm_first = rearm_first;
 	r->rearm = rearm;
 	ctx->priv = r;
 	w = twk_wheel(test, ctx, tick, 4, 64);
@@ -1551,12 +1590,20 @@ static struct twk_race *twk_race_run(struct kunit *test, bool shutdown, bool rea
 					   msecs_to_jiffies(2 * TWK_TIMEOUT_MS));
 	KUNIT_ASSERT_NE_MSG(test, left, 0UL, "the sync call did not return");
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
-	KUNIT_EXPECT_TRUE_MSG(test, r->handshake,
-			      "helper not seen waiting in the sync call while the callback ran");
 	KUNIT_EXPECT_GT(test, r->cb_end_seq, 0);
-	/* The call returned only after the callback had finished. */
-	KUNIT_EXPECT_LT(test, r->cb_end_seq, r->ret_seq);
-	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));
+	KUNIT_EXPECT_GT(test, r->ret_seq, 0);
+	if (waits) {
+		KUNIT_EXPECT_TRUE_MSG(test, r->handshake,
+				      "helper not seen waiting in the sync call while the callback ran");
+		/* The call returned only after the callback had finished. */
+		KUNIT_EXPECT_LT_MSG(test, r->cb_end_seq, r->ret_seq,
+				    "the sync call returned while the callback ran");
+		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));
+	} else {
+		/* The call did not wait for the callback. */
+		KUNIT_EXPECT_FALSE(test, r->handshake);
+		KUNIT_EXPECT_LT(test, r->ret_seq, r->cb_end_seq);
+	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 1);
 	return r;
 }
@@ -1581,7 +1628,8 @@ KUNIT_ARRAY_PARAM(twk_race, twk_race_params, twk_race_desc);
 static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *test)
 {
 	const struct twk_race_param *rp = test->param_value;
-	struct twk_race *r = twk_race_run(test, false, rp->rearm);
+	struct twk_race *r = twk_race_run(test, TWK_RACE_CANCEL_SYNC, false,
+					  rp->rearm, true);
 
 	if (rp->rearm) {
 		/* Re-armed during the wait: found pending and cancelled. */
@@ -1598,7 +1646,8 @@ static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *te
 
 static void twheel_timer_shutdown_sync_refuses_rearm_from_callback(struct kunit *test)
 {
-	struct twk_race *r = twk_race_run(test, true, true);
+	struct twk_race *r = twk_race_run(test, TWK_RACE_SHUTDOWN_SYNC, false,
+					  true, true);
 	struct twheel_timer *t = &r->p->timer;
 	struct twk_ctx *ctx = r->p->ctx;
 
@@ -1619,6 +1668,65 @@ static void twheel_timer_shutdown_sync_refuses_rearm_from_callback(struct kunit 
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 2);
+}
+
+/*
+ * The timer is pending again while its callback still runs: the callback
+ * re-armed it first thing, or another CPU modified it.  A sync call must
+ * still wait for the callback (and then cancel the new arming); the plain
+ * calls act on the new arming at once.
+ */
+struct twk_rerace_param {
+	const char *name;
+	enum twk_race_op op;
+	bool rearm_first;
+	bool waits;
+	int ret;
+};
+
+static const struct twk_rerace_param twk_rerace_params[] = {
+	{ "cancel_sync_callback_rearmed_first", TWK_RACE_CANCEL_SYNC, true, true, 1 },
+	{ "shutdown_sync_callback_rearmed_first", TWK_RACE_SHUTDOWN_SYNC, true, true, 1 },
+	{ "cancel_sync_other_cpu_modified", TWK_RACE_MODIFY_CANCEL_SYNC, false, true, 1 },
+	{ "cancel_callback_rearmed_first", TWK_RACE_CANCEL, true, false, 1 },
+	{ "modify_callback_rearmed_first", TWK_RACE_MODIFY, true, false, 1 },
+};
+
+static void twk_rerace_desc(const struct twk_rerace_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_rerace, twk_rerace_params, twk_rerace_desc);
+
+static void twheel_timer_sync_calls_wait_for_rearmed_callback(struct kunit *test)
+{
+	const struct twk_rerace_param *rp = test->param_value;
+	struct twk_race *r = twk_race_run(test, rp->op, rp->rearm_first, false,
+					  rp->waits);
+	struct twheel_timer *t = &r->p->timer;
+	struct twheel *w = r->p->ctx->wheel;
+
+	KUNIT_EXPECT_EQ(test, r->sync_ret, rp->ret);
+	if (rp->rearm_first)	/* unlinked while its callback runs */
+		KUNIT_EXPECT_EQ(test, r->first_ret, 0);
+	if (rp->op == TWK_RACE_MODIFY_CANCEL_SYNC)
+		KUNIT_EXPECT_EQ(test, r->modify_ret, 0);
+	if (rp->op == TWK_RACE_MODIFY) {
+		/* Still pending, at the helper's expiry, not the callback's. */
+		KUNIT_EXPECT_TRUE(test, twheel_timer_pending(t));
+		KUNIT_EXPECT_GT(test, twheel_timer_expires(t),
+				ktime_get() + 10 * (ktime_t)NSEC_PER_SEC);
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 1);
+	} else {
+		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
+		KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+	}
+	if (rp->op == TWK_RACE_SHUTDOWN_SYNC)
+		KUNIT_EXPECT_EQ(test, twheel_timer_start(t, 0, 0, TWHEEL_MODE_REL),
+				-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 1);
 }
 
 static void twheel_timer_shutdown_sync_pending_timer(struct kunit *test)
@@ -2558,6 +2666,8 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE(twheel_callback_frees_own_timer),
 	KUNIT_CASE_PARAM(twheel_timer_cancel_sync_waits_for_running_callback,
 			 twk_race_gen_params),
+	KUNIT_CASE_PARAM(twheel_timer_sync_calls_wait_for_rearmed_callback,
+			 twk_rerace_gen_params),
 	KUNIT_CASE(twheel_timer_shutdown_sync_refuses_rearm_from_callback),
 	KUNIT_CASE(twheel_timer_shutdown_sync_pending_timer),
 	KUNIT_CASE(twheel_tick_budget_defers_without_loss),

@@ -52,37 +52,6 @@
 #define MAX_FILES		8
 #define PROBE_COOKIE		0x9b0be00000000000ULL
 
-/* ---- ioctl wrappers: 0 or -errno ---- */
-
-static int tw_arm(int fd, uint64_t expires, uint64_t cookie, uint64_t *handle)
-{
-	struct twheel_arm a = { .expires = expires, .cookie = cookie };
-	int ret = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
-
-	if (handle)
-		*handle = ret ? 0 : a.handle;
-	return ret;
-}
-
-static int tw_modify(int fd, uint64_t handle, uint64_t expires, uint64_t cookie)
-{
-	struct twheel_arm a = {
-		.handle = handle,
-		.expires = expires,
-		.cookie = cookie,
-	};
-
-	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 /* Wait (bounded) for one event and read it: 0 or -errno. */
 static int read_event(int fd, struct twheel_event *ev)
 {
@@ -103,7 +72,7 @@ static void file_works(struct __test_metadata *_metadata, int fd)
 	struct twheel_event ev;
 	uint64_t h;
 
-	ASSERT_EQ(0, tw_arm(fd, NSEC_PER_MSEC, PROBE_COOKIE, &h));
+	ASSERT_EQ(0, tw_arm(fd, 0, NSEC_PER_MSEC, 0, 0, PROBE_COOKIE, &h));
 	ASSERT_EQ(0, read_event(fd, &ev));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(PROBE_COOKIE, ev.cookie);
@@ -386,7 +355,7 @@ static void user_room_exact(struct __test_metadata *_metadata,
 	ASSERT_GT(MAX_FILES, nf);
 	fds[nf] = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fds[nf]);
-	EXPECT_EQ(-ENOSPC, tw_arm(fds[nf], FAR, 0, &h))
+	EXPECT_EQ(-ENOSPC, tw_arm(fds[nf], 0, FAR, 0, 0, 0, &h))
 		TH_LOG("the user has more room than its limit");
 	while (nf >= 0)
 		close(fds[nf--]);
@@ -450,12 +419,12 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < pre; i++)
-			ASSERT_EQ(0, tw_arm(fd, FAR, 100 + i, &hpre[i]));
+			ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]));
 		if (pre)
 			ASSERT_EQ(0, tw_cancel(fd, hpre[0], NULL));
 
 		inject_begin(_metadata, inj, n);
-		ret = tw_arm(fd, FAR, 1, &h);
+		ret = tw_arm(fd, 0, FAR, 0, 0, 1, &h);
 		injected = inject_end(_metadata, inj);
 
 		if (ret) {
@@ -481,7 +450,7 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		file_works(_metadata, fd);
 		EXPECT_EQ(live + !ret, fd_timers(fd));
 		/* a failed ARM left no handle behind: the next is new */
-		ASSERT_EQ(0, tw_arm(fd, FAR, 2, &h));
+		ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 2, &h));
 		for (i = 0; i < pre; i++)
 			EXPECT_NE(h, hpre[i]);
 		EXPECT_EQ(live + !ret + 1, fd_timers(fd));
@@ -537,7 +506,7 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < PRE; i++)
-			ASSERT_EQ(0, tw_arm(fd, FAR, 100 + i, &hpre[i]));
+			ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]));
 		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
 		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
 		op_set(&ops[2], TWHEEL_OP_ARM, 0xdead2, FAR, 12);
@@ -628,7 +597,7 @@ TEST_F_TIMEOUT(fault, read_enomem, 120)
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < 3; i++)
-			ASSERT_EQ(0, tw_arm(fd, 0, 1 + i, &h[i]));
+			ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, 1 + i, &h[i]));
 		/* bounded wait until all three events are queued */
 		for (i = 0; i < 3;) {
 			struct twheel_query q;
@@ -697,11 +666,11 @@ TEST_F(fault, no_allocation_outside_arm)
 		SKIP(return, "%s", self->skip);
 	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, tw_arm(fd, FAR, 1, &h1));
-	ASSERT_EQ(0, tw_arm(fd, FAR, 2, &h2));
+	ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 1, &h1));
+	ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 2, &h2));
 
 	inject_begin(_metadata, &self->inj, 1);
-	EXPECT_EQ(0, tw_modify(fd, h1, FAR, 3));
+	EXPECT_EQ(0, tw_modify(fd, h1, 0, FAR, 0, 0, 3));
 	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("MODIFY");
 
 	inject_begin(_metadata, &self->inj, 1);

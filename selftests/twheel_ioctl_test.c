@@ -76,24 +76,6 @@ static_assert(sizeof(struct twheel_event) == 48, "twheel_event layout");
 
 /* ---- helpers ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-/* Milliseconds left until @deadline (CLOCK_MONOTONIC ns), 0 when past. */
-static int ms_until(uint64_t deadline)
-{
-	uint64_t now = now_ns();
-
-	if (now >= deadline)
-		return 0;
-	return (int)((deadline - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC);
-}
-
 /* Let time pass until @t: for tests that leave a timer unread on purpose. */
 static void pass_time_until(uint64_t t)
 {
@@ -142,46 +124,6 @@ static void *readonly_copy(const void *src, size_t len)
 	return p;
 }
 
-static int tw_api(int fd, struct twheel_api *api)
-{
-	memset(api, 0, sizeof(*api));
-	return ioctl(fd, TWHEEL_IOC_API, api) ? -errno : 0;
-}
-
-static int tw_arm(int fd, uint32_t flags, uint64_t expires, uint64_t period,
-		  uint64_t slack, uint64_t cookie, uint64_t *handle)
-{
-	struct twheel_arm a = {
-		.flags = flags,
-		.expires = expires,
-		.period = period,
-		.slack = slack,
-		.cookie = cookie,
-	};
-
-	int ret = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
-
-	/* 0, never a handle, on failure */
-	if (handle)
-		*handle = ret ? 0 : a.handle;
-	return ret;
-}
-
-static int tw_modify(int fd, uint64_t handle, uint32_t flags, uint64_t expires,
-		     uint64_t period, uint64_t slack, uint64_t cookie)
-{
-	struct twheel_arm a = {
-		.flags = flags,
-		.handle = handle,
-		.expires = expires,
-		.period = period,
-		.slack = slack,
-		.cookie = cookie,
-	};
-
-	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
-}
-
 static void op_arm(struct twheel_batch_op *op, uint32_t flags, uint64_t expires,
 		   uint64_t period, uint64_t cookie)
 {
@@ -221,20 +163,6 @@ static void op_modify(struct twheel_batch_op *op, uint64_t handle,
 static void poll_interval(void)
 {
 	poll(NULL, 0, 2);
-}
-
-/* 1 if @fd becomes readable within @timeout_ms, 0 if not, -errno. */
-static int wait_in(int fd, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int r;
-
-	do {
-		r = poll(&p, 1, timeout_ms);
-	} while (r < 0 && errno == EINTR);
-	if (r < 0)
-		return -errno;
-	return r > 0 && (p.revents & POLLIN);
 }
 
 /* What every event must satisfy, whoever it belongs to. */

@@ -58,32 +58,6 @@
 
 /* ---- ioctl wrappers: 0 or -errno ---- */
 
-static int tw_arm(int fd, uint64_t expires, uint64_t period, uint64_t cookie,
-		  uint64_t *handle)
-{
-	struct twheel_arm a = {
-		.expires = expires,
-		.period = period,
-		.cookie = cookie,
-	};
-	int ret = ioctl(fd, TWHEEL_IOC_ARM, &a) ? -errno : 0;
-
-	if (handle)
-		*handle = ret ? 0 : a.handle;
-	return ret;
-}
-
-static int tw_modify(int fd, uint64_t handle, uint64_t expires, uint64_t cookie)
-{
-	struct twheel_arm a = {
-		.handle = handle,
-		.expires = expires,
-		.cookie = cookie,
-	};
-
-	return ioctl(fd, TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
-}
-
 /*
  * Arm @n one-hour timers on @fd, @max_batch at a time, cookies @cookie,
  * @cookie + 1...  Returns how many were armed; *err gets the result of the
@@ -448,8 +422,8 @@ TEST_F(unpriv, own_timers_work)
 
 	period = 10 * NSEC_PER_MSEC < self->api.tick_ns ? self->api.tick_ns :
 							  10 * NSEC_PER_MSEC;
-	ASSERT_EQ(0, tw_arm(self->fd, ms20, 0, 1, &h1));
-	ASSERT_EQ(0, tw_arm(self->fd, FAR, 0, 2, &h2));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, ms20, 0, 0, 1, &h1));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 2, &h2));
 	EXPECT_NE(h1, h2);
 	ASSERT_EQ(0, read_event(self->fd, &ev));
 	EXPECT_EQ(h1, ev.handle);
@@ -458,12 +432,12 @@ TEST_F(unpriv, own_timers_work)
 	/* a one-shot ends once read */
 	EXPECT_EQ(-ENOENT, tw_query(self->fd, h1, &q));
 
-	ASSERT_EQ(0, tw_modify(self->fd, h2, ms20, 3));
+	ASSERT_EQ(0, tw_modify(self->fd, h2, 0, ms20, 0, 0, 3));
 	ASSERT_EQ(0, read_event(self->fd, &ev));
 	EXPECT_EQ(h2, ev.handle);
 	EXPECT_EQ(3, ev.cookie);
 
-	ASSERT_EQ(0, tw_arm(self->fd, FAR, 0, 4, &h3));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 4, &h3));
 	ASSERT_EQ(0, tw_query(self->fd, h3, &q));
 	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
 	EXPECT_EQ(4, q.cookie);
@@ -471,7 +445,7 @@ TEST_F(unpriv, own_timers_work)
 	EXPECT_EQ(TWHEEL_CANCEL_PENDING, st);
 	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, h3, &st));
 
-	ASSERT_EQ(0, tw_arm(self->fd, period, period, 5, &hp));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, period, period, 0, 5, &hp));
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, read_event(self->fd, &ev));
 		EXPECT_EQ(hp, ev.handle);
@@ -515,7 +489,7 @@ static bool foreign_handle(struct __test_metadata *_metadata, int fd,
 	}
 	EXPECT_EQ(-ENOENT, tw_query(fd, foreign, &q));
 	/* a modify of the foreign timer would make it fire now */
-	EXPECT_EQ(-ENOENT, tw_modify(fd, foreign, 0, 99));
+	EXPECT_EQ(-ENOENT, tw_modify(fd, foreign, 0, 0, 0, 0, 99));
 	EXPECT_EQ(-ENOENT, tw_cancel(fd, foreign, NULL));
 	op_set(&ops[0], TWHEEL_OP_MODIFY, foreign, 0, 99);
 	op_set(&ops[1], TWHEEL_OP_CANCEL, foreign, 0, 0);
@@ -538,8 +512,8 @@ TEST_F(unpriv, other_file_handles_enoent)
 	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < 6; i++)
-		ASSERT_EQ(0, tw_arm(self->fd, FAR, 0, 10 + i, &h[i]));
-	ASSERT_EQ(0, tw_arm(fd2, FAR, 0, 20, &g));
+		ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 10 + i, &h[i]));
+	ASSERT_EQ(0, tw_arm(fd2, 0, FAR, 0, 0, 20, &g));
 	for (i = 0; i < 6; i++)
 		enoent += foreign_handle(_metadata, fd2, h[i], g, 20);
 	EXPECT_LE(5, enoent);
@@ -563,7 +537,7 @@ static void foreign_process(struct __test_metadata *_metadata, int fd,
 	int i, enoent = 0;
 	uint64_t mine;
 
-	ASSERT_EQ(0, tw_arm(fd, FAR, 0, 1, &mine));
+	ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 1, &mine));
 	ASSERT_EQ(0, peer_call(p, PEER_OPEN, 0, 0, &rep));
 	ASSERT_EQ(0, rep.ret);
 	ASSERT_EQ(0, peer_call(p, PEER_ARM, 0, PEER_HANDLES, &rep));
@@ -621,8 +595,8 @@ TEST_F(unpriv, user_limit_across_files)
 	fd3 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd3);
 	for (i = 0; i < nf; i++)
-		EXPECT_EQ(-ENOSPC, tw_arm(fds[i], FAR, 0, 1, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(fd3, FAR, 0, 1, &h));
+		EXPECT_EQ(-ENOSPC, tw_arm(fds[i], 0, FAR, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(fd3, 0, FAR, 0, 0, 1, &h));
 	op_set(&op, TWHEEL_OP_ARM, 0, FAR, 1);
 	EXPECT_EQ(1, tw_batch(fd3, &op, 1, NULL));
 	EXPECT_EQ(-ENOSPC, op.result);
@@ -649,7 +623,7 @@ TEST_F(unpriv, user_limit_across_files)
 	EXPECT_EQ(-ENOSPC, rep.ret);
 
 	/* a file opened by root is charged to root, whoever uses it */
-	ASSERT_EQ(0, tw_arm(self->rootfd, FAR, 0, 1, &h));
+	ASSERT_EQ(0, tw_arm(self->rootfd, 0, FAR, 0, 0, 1, &h));
 	ASSERT_EQ(0, tw_cancel(self->rootfd, h, NULL));
 
 	/* one cancel makes room for one timer, in any process of the user */
@@ -657,7 +631,7 @@ TEST_F(unpriv, user_limit_across_files)
 	ASSERT_EQ(0, peer_call(&self->same, PEER_ARM, 0, 1, &rep));
 	EXPECT_EQ(0, rep.ret);
 	EXPECT_EQ(1, rep.armed);
-	EXPECT_EQ(-ENOSPC, tw_arm(fd3, FAR, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(fd3, 0, FAR, 0, 0, 1, &h));
 
 	/* closing a file gives its timers back: exactly k */
 	k = fd_timers(fds[nf - 1]);
@@ -699,7 +673,7 @@ TEST_F(unpriv, batch_crosses_user_limit)
 	/* lim - 3 timers: lim - 4 in other files, one (h0) in ours */
 	per = per_fd < lim ? per_fd : lim;
 	nf = spread(_metadata, lim - 4, per, fds, first);
-	ASSERT_EQ(0, tw_arm(self->fd, FAR, 0, 100, &h0));
+	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 100, &h0));
 
 	op_set(&ops[0], TWHEEL_OP_ARM, 0, FAR, 200);
 	op_set(&ops[1], TWHEEL_OP_ARM, 0, FAR, 201);
@@ -727,10 +701,10 @@ TEST_F(unpriv, batch_crosses_user_limit)
 		ASSERT_EQ(0, tw_query(self->fd, ops[i].handle, &q));
 		EXPECT_EQ(200 + i, q.cookie);
 	}
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, FAR, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, FAR, 0, 0, 1, &h));
 	close_all(fds, nf);
 	/* the other files' timers are gone with them: room again */
-	EXPECT_EQ(0, tw_arm(self->fd, FAR, 0, 1, &h));
+	EXPECT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 1, &h));
 }
 
 /*
@@ -762,8 +736,8 @@ TEST_F(unpriv, file_limit)
 	EXPECT_EQ(-ENOSPC, ops[1].result);
 	EXPECT_EQ(0, ops[2].result);
 	EXPECT_EQ(per_fd - 1, fd_timers(self->fd));
-	EXPECT_EQ(0, tw_arm(self->fd, FAR, 0, 3, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, FAR, 0, 4, &h));
+	EXPECT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 3, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, FAR, 0, 0, 4, &h));
 	EXPECT_EQ(per_fd, fd_timers(self->fd));
 
 	/* another file of the user still has the rest of the user's room */
@@ -773,7 +747,7 @@ TEST_F(unpriv, file_limit)
 	EXPECT_EQ(k, arm_many(fd2, k, 0, &err, &first));
 	EXPECT_EQ(0, err);
 	close(fd2);
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, FAR, 0, 5, &h));
+	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, FAR, 0, 0, 5, &h));
 }
 
 /* ---- module parameters ---- */

@@ -394,7 +394,7 @@ static void twheel_create_validates_parameters(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, IS_ERR(w));
 		KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(w), p->err);
 		/* Documented: an ERR_PTR is ignored. */
-		twheel_destroy(w);
+		KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
 		return;
 	}
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
@@ -405,8 +405,45 @@ static void twheel_create_validates_parameters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.wakeups, 0ULL);
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
 	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), KTIME_MAX);
-	twheel_destroy(w);
-	twheel_destroy(NULL);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(NULL), 0);
+}
+
+/*
+ * A wheel that still holds a timer is not freed (the timer links into its
+ * slots and points at it): destroy refuses, and the wheel keeps working,
+ * so the timer can still be cancelled, or fire, and the wheel destroyed
+ * after that.
+ */
+static void twheel_destroy_pending_timer_refused(struct kunit *test)
+{
+	const u64 tick = 500 * TWK_US;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twheel_create(tick, 4, 16);
+	struct twk_probe *p;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	ctx->wheel = w;
+	ctx->tick_ns = tick;
+	p = kunit_kzalloc(test, 2 * sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	p[0].ctx = ctx;
+	p[1].ctx = ctx;
+	twheel_timer_setup(&p[0].timer, w, twk_cb_record, 0);
+	twheel_timer_setup(&p[1].timer, w, twk_cb_record, 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[0].timer, 3600 * NSEC_PER_SEC, 0,
+						 TWHEEL_MODE_REL), 0);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), -EBUSY);
+	/* Still intact: cancel, and a new timer fires. */
+	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&p[0].timer));
+	KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[1].timer, 2 * tick, 0,
+						 TWHEEL_MODE_REL), 0);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), -EBUSY);
+	KUNIT_EXPECT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -2646,6 +2683,7 @@ static void twheel_default_runs_timer(struct kunit *test)
 
 static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE_PARAM(twheel_create_validates_parameters, twk_create_gen_params),
+	KUNIT_CASE(twheel_destroy_pending_timer_refused),
 	KUNIT_CASE_PARAM(twheel_timer_start_never_early_exactly_once, twk_prop_gen_params),
 	KUNIT_CASE(twheel_timer_start_past_expiry_fires_next_tick),
 	KUNIT_CASE(twheel_timer_start_on_time_latency_median),

@@ -42,23 +42,58 @@
  * cancel any timer on the wheel, including their own, and may free their
  * own timer: the handler does not touch a timer after its callback began.
  *
+ * Timer states
+ * ------------
+ * A timer is in one of these states, all changed under the wheel's @lock:
+ *
+ * - idle: not linked, callback not running.  start/modify link it.
+ * - pending: linked into a wheel slot.  cancel unlinks it; modify moves it;
+ *   the tick handler moves it to @expired when due.
+ * - due: linked on @expired (TWHEEL_TIMER_EXPIRED), still pending: cancel
+ *   and modify take it off before its callback runs.
+ * - running: unlinked, @running points at it, its callback runs with the
+ *   lock dropped.  The callback, or another CPU, may arm it again, so a
+ *   timer can be running and pending at once; it cannot be running twice
+ *   (one tick handler per wheel runs callbacks, one after the other).
+ * - shut down (TWHEEL_TIMER_SHUTDOWN, orthogonal to the above): start and
+ *   modify fail with -ESHUTDOWN until twheel_timer_setup() again.
+ *
+ * This is timer.c's machine (pending = timer_pending(), running =
+ * base->running_timer, shut down = timer_shutdown_sync()'s NULL function),
+ * and the sync cancel follows its __try_to_del_timer_sync(): while the
+ * callback runs, the timer is left where it is and the caller waits; only
+ * when the callback has returned is the timer unlinked, whatever armed it
+ * meanwhile.  So when twheel_timer_cancel_sync() returns, the callback is
+ * not running, and the timer is not pending unless re-armed after that.
+ *
  * Synchronization rules
  * ---------------------
- * All timer state of one instance is protected by its @lock, taken with
- * interrupts disabled, so the non-sleeping API may be used from any
- * context.  Callbacks of one instance never run concurrently with each
- * other (an hrtimer's callback does not run on two CPUs at once).
+ * All timer state of one instance is protected by its @lock, a spinlock_t
+ * taken with interrupts disabled.  The non-sleeping API may be called from
+ * any context, hard interrupts included, except on PREEMPT_RT, where
+ * spinlock_t sleeps and hard interrupt context is excluded (as for any
+ * spinlock_t user; the work under the lock is not bounded enough for a
+ * raw lock: a tick may walk a slot of far timers).  Callbacks of one
+ * instance never run concurrently with each other (an hrtimer's callback
+ * does not run on two CPUs at once).
  *
  * twheel_timer_cancel() does not wait: if the callback is running it
- * returns 0 (the timer is no longer pending) while the callback may still
- * be executing.  twheel_timer_cancel_sync() waits until a running callback
- * has returned.  As with timer_delete_sync() the caller must not hold a
- * lock the callback takes (lockdep reports this through the timer's
- * lockdep map), and it cannot stop a callback that re-arms its timer
- * right after the wait - twheel_timer_shutdown_sync() marks the timer
- * shut down first, so such re-arms fail with -ESHUTDOWN.  Calling either
- * from the timer's own callback would wait forever; it is reported with a
- * warning and degrades to twheel_timer_cancel().
+ * unlinks whatever is pending and returns, while the callback may still
+ * be executing.  twheel_timer_cancel_sync() and
+ * twheel_timer_shutdown_sync() sleep until a running callback has
+ * returned (might_sleep()): on a wait queue that the handler wakes after
+ * each callback, or with PREEMPT_RT on an expiry lock that the handler
+ * holds while callbacks run, so that the waiter boosts the softirq thread
+ * (timer.c's and hrtimer.c's expiry lock).  As with timer_delete_sync()
+ * the caller must not hold a lock the callback takes (lockdep reports this
+ * through the timer's lockdep map), and cancel_sync cannot stop a callback
+ * that re-arms its timer right after the wait - twheel_timer_shutdown_sync()
+ * marks the timer shut down first, so such re-arms fail with -ESHUTDOWN.
+ * Calling either from the timer's own callback would wait forever; it is
+ * reported with a warning and degrades to twheel_timer_cancel().
+ *
+ * A wheel is destroyed only when no timer is pending on it: its timers
+ * point at it and its slots link them.  twheel_destroy() refuses otherwise.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -93,7 +128,9 @@
  * @nr_expired: number of timers on @expired
  * @running:    the timer whose callback runs now, or NULL
  * @running_cpu: CPU running the callbacks, valid while @running is set
- * @running_wq: cancel_sync waiters for @running to change
+ * @running_wq: cancel_sync waiters for @running to change (!PREEMPT_RT)
+ * @expiry_lock: held by the tick handler while callbacks run (PREEMPT_RT)
+ * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
  * @tick:       the hrtimer driving the wheel (soft mode)
  * @programmed: tick whose end @tick is set for, TW_NO_TICK when not armed
@@ -112,7 +149,12 @@ struct twheel {
 	unsigned long nr_expired;
 	struct twheel_timer *running;
 	int running_cpu;
+#ifdef CONFIG_PREEMPT_RT
+	spinlock_t expiry_lock;	/* see twheel_sync_wait() */
+	atomic_t sync_waiters;
+#else
 	wait_queue_head_t running_wq;
+#endif
 	ktime_t tick_now;
 	struct hrtimer tick;
 	u64 programmed;
@@ -185,6 +227,83 @@ static void twheel_detach(struct twheel *w, struct twheel_timer *timer)
 	}
 }
 
+/*
+ * Waiting for a running callback.  Without PREEMPT_RT the waiter sleeps on
+ * @running_wq and the handler wakes it after each callback.  With
+ * PREEMPT_RT, as timer.c and hrtimer.c do, the handler holds @expiry_lock
+ * while callbacks run and the waiter blocks on it: the lock is an rt_mutex
+ * there, so a high-priority waiter boosts the softirq thread running the
+ * callback instead of waiting behind lower-priority work.  Between
+ * callbacks the handler lets waiters in.
+ */
+#ifdef CONFIG_PREEMPT_RT
+static void twheel_sync_init(struct twheel *w)
+{
+	spin_lock_init(&w->expiry_lock);
+	atomic_set(&w->sync_waiters, 0);
+}
+
+static void twheel_expiry_lock(struct twheel *w)
+{
+	spin_lock(&w->expiry_lock);
+}
+
+static void twheel_expiry_unlock(struct twheel *w)
+{
+	spin_unlock(&w->expiry_lock);
+}
+
+/* Called with @lock held after a callback returned. */
+static void twheel_sync_wake(struct twheel *w)
+{
+	if (atomic_read(&w->sync_waiters)) {
+		spin_unlock_irq(&w->lock);
+		spin_unlock(&w->expiry_lock);
+		spin_lock(&w->expiry_lock);
+		spin_lock_irq(&w->lock);
+	}
+}
+
+static void twheel_sync_wait(struct twheel *w, struct twheel_timer *timer)
+{
+	atomic_inc(&w->sync_waiters);
+	spin_lock_bh(&w->expiry_lock);
+	atomic_dec(&w->sync_waiters);
+	spin_unlock_bh(&w->expiry_lock);
+}
+#else
+static void twheel_sync_init(struct twheel *w)
+{
+	init_waitqueue_head(&w->running_wq);
+}
+
+static void twheel_expiry_lock(struct twheel *w) { }
+static void twheel_expiry_unlock(struct twheel *w) { }
+
+/* Called with @lock held after a callback returned. */
+static void twheel_sync_wake(struct twheel *w)
+{
+	/* Pairs with the barrier in prepare_to_wait() of twheel_sync_wait(). */
+	if (wq_has_sleeper(&w->running_wq))
+		wake_up(&w->running_wq);
+}
+
+static bool twheel_not_running(struct twheel *w, struct twheel_timer *timer)
+{
+	return READ_ONCE(w->running) != timer;
+}
+
+static void twheel_sync_wait(struct twheel *w, struct twheel_timer *timer)
+{
+	/*
+	 * prepare_to_wait() orders our queueing before the check of
+	 * @running; the handler's wq_has_sleeper() orders its clearing of
+	 * @running before its look at the queue: one of us sees the other.
+	 */
+	wait_event(w->running_wq, twheel_not_running(w, timer));
+}
+#endif
+
 static void twheel_run_expired(struct twheel *w, ktime_t now)
 {
 	lockdep_assert_held(&w->lock);
@@ -205,8 +324,8 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 		w->stats.fired++;
 		trace_twheel_timer_expire(timer, timer->expires,
 					  ktime_sub(now, timer->expires));
-		w->running = timer;
-		w->running_cpu = smp_processor_id();
+		WRITE_ONCE(w->running, timer);
+		WRITE_ONCE(w->running_cpu, smp_processor_id());
 		fn = timer->function;
 #ifdef CONFIG_LOCKDEP
 		/* The callback may free the timer: use a copy of its map. */
@@ -220,10 +339,8 @@ static void twheel_run_expired(struct twheel *w, ktime_t now)
 		lock_map_release(&lockdep_map);
 
 		spin_lock_irq(&w->lock);
-		w->running = NULL;
-		/* Pairs with the barrier in prepare_to_wait() of cancel_sync. */
-		if (wq_has_sleeper(&w->running_wq))
-			wake_up(&w->running_wq);
+		WRITE_ONCE(w->running, NULL);
+		twheel_sync_wake(w);
 	}
 }
 
@@ -235,6 +352,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	ktime_t now;
 	u64 clk, upto;
 
+	twheel_expiry_lock(w);
 	spin_lock_irq(&w->lock);
 	w->programmed = TW_NO_TICK;
 	w->in_tick = true;
@@ -263,6 +381,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 		twheel_program(w, tw_wheel_next_lower_bound(&w->wheel));
 	}
 	spin_unlock_irq(&w->lock);
+	twheel_expiry_unlock(w);
 
 	/* Any re-arming was done with hrtimer_start() above. */
 	return HRTIMER_NORESTART;
@@ -330,7 +449,7 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 		goto err_free_occupied;
 
 	spin_lock_init(&w->lock);
-	init_waitqueue_head(&w->running_wq);
+	twheel_sync_init(w);
 	INIT_HLIST_HEAD(&w->expired);
 	w->tick_ns = tick_ns;
 	w->budget = budget;
@@ -376,24 +495,45 @@ EXPORT_SYMBOL_GPL(twheel_create);
  * twheel_destroy() - free a wheel instance
  * @wheel: the instance, from twheel_create(); NULL or an ERR_PTR is ignored
  *
- * All timers on @wheel must have been cancelled with
- * twheel_timer_cancel_sync() or twheel_timer_shutdown_sync() before; a
- * wheel that still holds timers is reported with a warning and the timers
- * are left unlinked.
+ * Every timer of @wheel must have been cancelled with
+ * twheel_timer_cancel_sync() or twheel_timer_shutdown_sync() before: their
+ * memory holds links into the wheel and a pointer to it.  A wheel that
+ * still has a timer pending is not freed; it is left running, intact, and
+ * the refusal is logged, so that a caller that gets this wrong leaks the
+ * wheel instead of corrupting memory.  A callback still running is waited
+ * for.
  *
  * Context: process context, may sleep.
+ * Return: 0 when the wheel was freed (or @wheel was NULL or an ERR_PTR);
+ * -EBUSY when timers were still pending on it.
  */
-void twheel_destroy(struct twheel *wheel)
+int twheel_destroy(struct twheel *wheel)
 {
+	unsigned long pending;
+
 	if (IS_ERR_OR_NULL(wheel))
-		return;
-	debugfs_remove_recursive(wheel->debugfs);
+		return 0;
+	might_sleep();
+	/* From here no tick handler runs, and so no callback. */
 	hrtimer_cancel(&wheel->tick);
-	WARN_ON_ONCE(wheel->wheel.count || !hlist_empty(&wheel->expired));
+	spin_lock_irq(&wheel->lock);
+	pending = wheel->wheel.count + wheel->nr_expired;
+	if (pending) {
+		wheel->programmed = TW_NO_TICK;
+		twheel_program(wheel, tw_wheel_next_lower_bound(&wheel->wheel));
+	}
+	spin_unlock_irq(&wheel->lock);
+	if (pending) {
+		pr_err("refusing to destroy wheel %pd with %lu timers pending\n",
+		       wheel->debugfs, pending);
+		return -EBUSY;
+	}
+	debugfs_remove_recursive(wheel->debugfs);
 	kvfree(wheel->wheel.low);
 	kvfree(wheel->wheel.occupied);
 	kvfree(wheel->wheel.slots);
 	kfree(wheel);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(twheel_destroy);
 
@@ -482,7 +622,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		tw_wheel_insert(&w->wheel, &timer->node, tw_wheel_pick_key(lo, hi));
 		twheel_program(w, timer->node.key);
 	}
-	timer->expires = expires;
+	WRITE_ONCE(timer->expires, expires);
 	if (idle_only)
 		trace_twheel_timer_start(timer, expires, slack_ns,
 					 timer->node.key, false);
@@ -505,7 +645,7 @@ unlock:
  * on time, no later than one tick plus @slack_ns after it.  An expiry in
  * the past fires at the next tick.
  *
- * Context: any context.
+ * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 0 on success; -EBUSY if the timer is already pending (use
  * twheel_timer_modify()); -ESHUTDOWN after twheel_timer_shutdown_sync();
  * -EINVAL for a negative expiry, an unknown @mode or a timer that was never
@@ -529,7 +669,7 @@ EXPORT_SYMBOL_GPL(twheel_timer_start);
  * [@expires, @expires + @slack_ns] it is not moved at all.  A timer whose
  * callback was due but has not started yet is re-armed instead of firing.
  *
- * Context: any context.
+ * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 1 if the timer was pending, 0 if it was not; -ESHUTDOWN after
  * twheel_timer_shutdown_sync(); -EINVAL as for twheel_timer_start().
  */
@@ -541,10 +681,16 @@ int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
 EXPORT_SYMBOL_GPL(twheel_timer_modify);
 
 /*
- * Cancel without waiting.  Returns 1 if the timer was pending, 0 if not,
- * and -1 instead of 0 when its callback is running right now.
+ * Take @timer off the wheel (or the expired list), as timer.c's
+ * __try_to_del_timer_sync() does for @sync callers: while the timer's
+ * callback runs, a sync caller leaves it alone and gets -1, so that it
+ * waits and tries again once the callback returned; whatever the callback
+ * (or another CPU) armed meanwhile is cancelled then.  Otherwise returns
+ * 1 if the timer was pending, 0 if not.  @shutdown marks the timer shut
+ * down first, even when -1 is returned, so re-arming fails from then on.
  */
-static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown)
+static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
+			     bool sync)
 {
 	struct twheel *w = timer->wheel;
 	unsigned long flags;
@@ -553,15 +699,15 @@ static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown)
 	spin_lock_irqsave(&w->lock, flags);
 	if (shutdown)
 		timer->state |= TWHEEL_TIMER_SHUTDOWN;
-	if (tw_node_linked(&timer->node)) {
+	if (sync && w->running == timer) {
+		ret = -1;
+	} else if (tw_node_linked(&timer->node)) {
 		twheel_detach(w, timer);
 		w->stats.cancelled++;
 		trace_twheel_timer_cancel(timer);
 		ret = 1;
 		if (!w->wheel.count && hlist_empty(&w->expired))
 			twheel_program(w, TW_NO_TICK);
-	} else if (w->running == timer) {
-		ret = -1;
 	}
 	spin_unlock_irqrestore(&w->lock, flags);
 	return ret;
@@ -574,14 +720,14 @@ static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown)
  * After this returns the timer is not pending, but its callback may still
  * be running on another CPU; see twheel_timer_cancel_sync().
  *
- * Context: any context.
+ * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 1 if the timer was pending, 0 if it was not.
  */
 int twheel_timer_cancel(struct twheel_timer *timer)
 {
 	if (!timer->wheel)
 		return 0;
-	return max(twheel_try_cancel(timer, false), 0);
+	return twheel_try_cancel(timer, false, false);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_cancel);
 
@@ -593,17 +739,6 @@ static bool twheel_in_own_callback(struct twheel_timer *timer)
 	/* Softirqs do not nest: this CPU is inside that callback. */
 	return in_serving_softirq() && READ_ONCE(w->running) == timer &&
 	       READ_ONCE(w->running_cpu) == raw_smp_processor_id();
-}
-
-static bool twheel_not_running(struct twheel *w, struct twheel_timer *timer)
-{
-	unsigned long flags;
-	bool ret;
-
-	spin_lock_irqsave(&w->lock, flags);
-	ret = w->running != timer;
-	spin_unlock_irqrestore(&w->lock, flags);
-	return ret;
 }
 
 /*
@@ -634,13 +769,14 @@ static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
 	twheel_lockdep_wait(timer);
 
 	if (WARN_ON_ONCE(twheel_in_own_callback(timer)))
-		return max(twheel_try_cancel(timer, shutdown), 0);
+		return twheel_try_cancel(timer, shutdown, false);
+	might_sleep();
 
 	for (;;) {
-		ret = twheel_try_cancel(timer, shutdown);
+		ret = twheel_try_cancel(timer, shutdown, true);
 		if (ret >= 0)
 			return ret;
-		wait_event(w->running_wq, twheel_not_running(w, timer));
+		twheel_sync_wait(w, timer);
 	}
 }
 
@@ -648,8 +784,10 @@ static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
  * twheel_timer_cancel_sync() - cancel a timer and wait for its callback
  * @timer: the timer
  *
- * On return the timer is not pending and its callback is not running,
- * unless the callback re-armed it after the wait (see
+ * If the timer's callback is running, waits until it has returned and
+ * then cancels whatever armed the timer meanwhile (the callback itself or
+ * another CPU).  So on return the callback is not running and the timer is
+ * not pending, unless something armed it after the wait (see
  * twheel_timer_shutdown_sync()).  The caller must not hold a lock that the
  * callback takes.
  *
@@ -696,6 +834,29 @@ bool twheel_timer_pending(const struct twheel_timer *timer)
 	return !hlist_unhashed_lockless(&timer->node.entry);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_pending);
+
+/*
+ * For the device's QUERY: whether @timer is pending and whether its
+ * callback runs, and the expiry in force, as one snapshot under the lock
+ * (twheel_timer_pending() alone cannot tell a timer whose callback is about
+ * to re-arm it from one that is idle).
+ */
+unsigned int twheel_timer_state(const struct twheel_timer *timer,
+				ktime_t *expires)
+{
+	struct twheel *w = timer->wheel;
+	unsigned int state = 0;
+	unsigned long flags;
+
+	spin_lock_irqsave(&w->lock, flags);
+	if (tw_node_linked(&timer->node))
+		state |= TWHEEL_STATE_PENDING;
+	if (w->running == timer)
+		state |= TWHEEL_STATE_RUNNING;
+	*expires = timer->expires;
+	spin_unlock_irqrestore(&w->lock, flags);
+	return state;
+}
 
 /**
  * twheel_timer_expires() - the expiry the timer was last armed with

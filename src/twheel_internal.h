@@ -5,12 +5,23 @@
 #ifndef _TWHEEL_INTERNAL_H
 #define _TWHEEL_INTERNAL_H
 
+#include <linux/bits.h>
+#include <linux/ktime.h>
 #include <linux/types.h>
 
 struct dentry;
 
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget);
 void twheel_facility_exit(void);
+
+struct twheel_timer;
+
+/* Bits of twheel_timer_state(). */
+#define TWHEEL_STATE_PENDING	BIT(0)	/* on the wheel or due, not begun */
+#define TWHEEL_STATE_RUNNING	BIT(1)	/* its callback runs now */
+
+unsigned int twheel_timer_state(const struct twheel_timer *timer,
+				ktime_t *expires);
 
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
 void twheel_dev_exit(void);

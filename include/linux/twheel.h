@@ -93,7 +93,7 @@ struct twheel_stats {
 
 struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget);
-void twheel_destroy(struct twheel *wheel);
+int twheel_destroy(struct twheel *wheel);
 struct twheel *twheel_default(void);
 
 void __twheel_timer_setup(struct twheel_timer *timer, struct twheel *wheel,

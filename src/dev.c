@@ -19,12 +19,28 @@
  * has been copied out; a periodic one re-arms from its callback, counting
  * the periods a late tick skipped as overruns.
  *
- * Locking: @mutex serialises the ioctls and read() of one file, so a
- * handle cannot be freed under a concurrent operation.  @lock (taken in the
- * callback, softirq) protects the ready list and the event fields.  Order:
- * mutex -> lock -> wheel lock.  Cancel and modify stop the timer with
- * twheel_timer_shutdown_sync()/cancel_sync() with only the mutex held, so a
- * running callback finishes first and cannot re-queue a withdrawn event.
+ * Locking: @mutex serialises the ioctls and read()'s bookkeeping, so a
+ * handle cannot be freed under a concurrent operation; read() drops it
+ * while it copies events out, so a slow-faulting buffer stalls no ioctl.
+ * @lock (taken in the callback, softirq) protects the ready list and the
+ * event fields.  Order: mutex -> lock -> wheel lock, and lock -> the wait
+ * queue's lock (wake-ups happen under @lock).  Cancel and modify stop the
+ * timer with twheel_timer_shutdown_sync()/cancel_sync() with only the
+ * mutex held, so a running callback finishes first and cannot re-queue a
+ * withdrawn event.
+ *
+ * Lifetimes: release() runs when no ioctl or read() can, and stops every
+ * timer still in @timers before freeing it and the context.  A one-shot
+ * timer leaves @timers when read() has delivered its event, possibly while
+ * its callback is still returning; the callback therefore touches neither
+ * the timer nor the context after dropping @lock (it wakes readers before),
+ * and read() can only take the event after that point.
+ *
+ * What QUERY and CANCEL report about a timer whose callback runs: a
+ * periodic timer is armed until it is cancelled, so QUERY shows it
+ * PENDING throughout (due now, until its callback re-armed it) and CANCEL
+ * reports TWHEEL_CANCEL_PENDING; a one-shot timer is PENDING until its
+ * callback queued the event, then has that EVENT.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -120,6 +136,10 @@ struct twheel_ctx {
  * @ev_expires: expiry reported by the unread event
  * @ev_fired: when it fired
  * @overrun: expirations merged into the unread event
+ * @arm_seq: bumped by every MODIFY, so that read() can tell that an event it
+ *           took is of an older arming
+ * @delivering: a one-shot timer whose event read() is copying out; it is
+ *           gone for the ioctls, and read() frees it or puts it back
  */
 struct twheel_utimer {
 	struct twheel_timer timer;
@@ -132,6 +152,8 @@ struct twheel_utimer {
 	ktime_t ev_expires;
 	ktime_t ev_fired;
 	u64 overrun;
+	u32 arm_seq;
+	bool delivering;
 };
 
 static void twheel_utimer_fire(struct twheel_timer *timer)
@@ -167,12 +189,17 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		/* Fails only with -ESHUTDOWN, when cancel is stopping us. */
 		twheel_timer_start(timer, expires, ut->slack, TWHEEL_MODE_ABS);
 	}
-	spin_unlock(&ctx->lock);
-	twheel_delay(TWHEEL_DELAY_EVENT_QUEUED);
-
-	/* The context outlives every callback: release() stops them first. */
+	/*
+	 * Wake with the lock held.  Once it is dropped, read() may take the
+	 * event and free a one-shot timer, and then close() the file, whose
+	 * release() frees @ctx without waiting for this callback (the timer is
+	 * no longer in @ctx->timers): nothing of either may be touched after
+	 * the unlock.
+	 */
 	if (wake)
 		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+	spin_unlock(&ctx->lock);
+	twheel_delay(TWHEEL_DELAY_EVENT_QUEUED);
 }
 
 static struct twheel_utimer *twheel_lookup(struct twheel_ctx *ctx, u64 handle)
@@ -181,7 +208,7 @@ static struct twheel_utimer *twheel_lookup(struct twheel_ctx *ctx, u64 handle)
 
 	lockdep_assert_held(&ctx->mutex);
 	ut = xa_load(&ctx->timers, lower_32_bits(handle));
-	if (!ut || ut->handle != handle)
+	if (!ut || ut->handle != handle || ut->delivering)
 		return NULL;
 	return ut;
 }
@@ -307,6 +334,7 @@ static int twheel_do_modify(struct twheel_ctx *ctx, u64 handle, u32 flags,
 	twheel_timer_cancel_sync(&ut->timer);
 	twheel_withdraw_event(ctx, ut);
 	/* ...then no callback runs and nothing else touches it. */
+	ut->arm_seq++;
 	ut->cookie = cookie;
 	ut->period = period;
 	ut->slack = slack;
@@ -331,8 +359,13 @@ static int twheel_do_cancel(struct twheel_ctx *ctx, u64 handle, u32 *status)
 	/* Shutdown: a periodic callback running now cannot re-arm it. */
 	pending = twheel_timer_shutdown_sync(&ut->timer);
 	twheel_withdraw_event(ctx, ut);
-	/* A periodic timer is pending even while its event waits. */
-	*status = pending ? TWHEEL_CANCEL_PENDING : TWHEEL_CANCEL_FIRED;
+	/*
+	 * A periodic timer is armed until it is cancelled, even while its
+	 * callback runs or its event waits; a one-shot one is no longer once
+	 * its callback began.
+	 */
+	*status = pending || ut->period ? TWHEEL_CANCEL_PENDING :
+					  TWHEEL_CANCEL_FIRED;
 	twheel_free_utimer(ctx, ut);
 	return 0;
 }
@@ -405,6 +438,8 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
 {
 	struct twheel_utimer *ut;
 	struct twheel_query q;
+	unsigned int st;
+	ktime_t expires;
 	u64 handle;
 
 	if (copy_from_user(&q, arg, sizeof(q)))
@@ -420,18 +455,31 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
 	q.handle = handle;
 	q.period = ut->period;
 	q.cookie = ut->cookie;
-	if (twheel_timer_pending(&ut->timer)) {
-		ktime_t expires = twheel_timer_expires(&ut->timer);
+	/*
+	 * One snapshot: with @ctx->lock held the callback is either before
+	 * the point where it queues the event and re-arms, or past it.  The
+	 * ioctls that stop the timer are excluded by the mutex.
+	 */
+	spin_lock_bh(&ctx->lock);
+	st = twheel_timer_state(&ut->timer, &expires);
+	if (!list_empty(&ut->ready))
+		q.state |= TWHEEL_QUERY_EVENT;
+	spin_unlock_bh(&ctx->lock);
+	/*
+	 * Running but not pending: the callback has not queued its event
+	 * yet.  The timer is due now: a periodic one is re-armed by that
+	 * callback, a one-shot one has not fired for userspace yet.  Past
+	 * that point a one-shot timer has its event instead.
+	 */
+	if ((st & TWHEEL_STATE_PENDING) ||
+	    ((st & TWHEEL_STATE_RUNNING) &&
+	     (ut->period || !(q.state & TWHEEL_QUERY_EVENT)))) {
 		ktime_t now = ktime_get();
 
 		q.state |= TWHEEL_QUERY_PENDING;
 		q.expires = expires;
 		q.remaining = expires > now ? expires - now : 0;
 	}
-	spin_lock_bh(&ctx->lock);
-	if (!list_empty(&ut->ready))
-		q.state |= TWHEEL_QUERY_EVENT;
-	spin_unlock_bh(&ctx->lock);
 	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
@@ -553,16 +601,18 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 }
 
 /*
- * Take up to @max events off the ready list into @evs, remembering their
- * timers in @uts.  Called with the mutex held, so the timers stay alive.
+ * Take up to @max events off the ready list into @evs, noting the arming
+ * each one belongs to in @seqs.  Called with the mutex held; the one-shot
+ * timers taken are marked delivering, so that no ioctl finds (and frees)
+ * them while read() copies their events without the mutex.
  */
 static unsigned int twheel_take_events(struct twheel_ctx *ctx,
-				       struct twheel_event *evs,
-				       struct twheel_utimer **uts,
+				       struct twheel_event *evs, u32 *seqs,
 				       unsigned int max)
 {
 	unsigned int n = 0;
 
+	lockdep_assert_held(&ctx->mutex);
 	spin_lock_bh(&ctx->lock);
 	while (n < max && !list_empty(&ctx->ready)) {
 		struct twheel_utimer *ut;
@@ -579,25 +629,70 @@ static unsigned int twheel_take_events(struct twheel_ctx *ctx,
 		ev->overrun = ut->overrun;
 		if (ut->period)
 			ev->flags |= TWHEEL_EVENT_PERIODIC;
-		uts[n++] = ut;
+		else
+			ut->delivering = true;
+		seqs[n++] = ut->arm_seq;
 	}
 	spin_unlock_bh(&ctx->lock);
 	return n;
 }
 
+/* The timer of an event taken by twheel_take_events(), if still there. */
+static struct twheel_utimer *twheel_event_timer(struct twheel_ctx *ctx,
+						const struct twheel_event *ev,
+						u32 seq)
+{
+	struct twheel_utimer *ut;
+
+	lockdep_assert_held(&ctx->mutex);
+	ut = xa_load(&ctx->timers, lower_32_bits(ev->handle));
+	if (!ut || ut->handle != ev->handle || ut->arm_seq != seq)
+		return NULL;
+	return ut;
+}
+
+/*
+ * The events were copied out: a one-shot timer ends here.  A periodic one
+ * may have been cancelled meanwhile; it was not touched since the take.
+ */
+static void twheel_deliver_events(struct twheel_ctx *ctx,
+				  const struct twheel_event *evs,
+				  const u32 *seqs, unsigned int n)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->mutex);
+	for (i = 0; i < n; i++) {
+		struct twheel_utimer *ut;
+
+		if (evs[i].flags & TWHEEL_EVENT_PERIODIC)
+			continue;
+		ut = twheel_event_timer(ctx, &evs[i], seqs[i]);
+		if (!WARN_ON_ONCE(!ut || !ut->delivering))
+			twheel_free_utimer(ctx, ut);
+	}
+}
+
 /*
  * The copy to userspace failed: give the events back, oldest first.  A
- * periodic timer may have fired again meanwhile and queued a newer event;
- * the returned one is older, so it absorbs the newer one as an overrun.
+ * periodic timer may have been cancelled or modified while the mutex was
+ * dropped: its event then is gone as the ioctl said.  It may also have
+ * fired again meanwhile and queued a newer event; the returned one is
+ * older, so it absorbs the newer one as an overrun.
  */
 static void twheel_return_events(struct twheel_ctx *ctx,
-				 struct twheel_event *evs,
-				 struct twheel_utimer **uts, unsigned int n)
+				 const struct twheel_event *evs,
+				 const u32 *seqs, unsigned int n)
 {
+	lockdep_assert_held(&ctx->mutex);
 	spin_lock_bh(&ctx->lock);
 	while (n--) {
-		struct twheel_utimer *ut = uts[n];
+		struct twheel_utimer *ut;
 
+		ut = twheel_event_timer(ctx, &evs[n], seqs[n]);
+		if (!ut)
+			continue;
+		ut->delivering = false;
 		if (!list_empty(&ut->ready)) {
 			ut->overrun += evs[n].overrun + 1;
 		} else {
@@ -616,23 +711,28 @@ static bool twheel_has_events(struct twheel_ctx *ctx)
 	return !list_empty_careful(&ctx->ready);
 }
 
+/*
+ * The mutex is held to take events and to finish their delivery, but not
+ * across copy_to_user(): a buffer that faults slowly (userfaultfd, a
+ * network file mapping) must not stall the file's ioctls.
+ */
 static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			   loff_t *ppos)
 {
 	struct twheel_ctx *ctx = file->private_data;
 	size_t max = min_t(size_t, count / sizeof(struct twheel_event),
 			   TWHEEL_READ_CHUNK);
-	struct twheel_utimer **uts;
 	struct twheel_event *evs;
 	ssize_t done = 0;
+	u32 *seqs;
 	int ret;
 
 	if (count < sizeof(struct twheel_event))
 		return -EINVAL;
 
 	evs = kmalloc_array(max, sizeof(*evs), GFP_KERNEL);
-	uts = kmalloc_array(max, sizeof(*uts), GFP_KERNEL);
-	if (!evs || !uts) {
+	seqs = kmalloc_array(max, sizeof(*seqs), GFP_KERNEL);
+	if (!evs || !seqs) {
 		done = -ENOMEM;
 		goto out_free;
 	}
@@ -653,34 +753,36 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			}
 		}
 
-		mutex_lock(&ctx->mutex);
 		while (count - done >= sizeof(*evs)) {
 			unsigned int want = min_t(size_t, max,
 						  (count - done) / sizeof(*evs));
-			unsigned int i, n;
+			unsigned long left;
+			unsigned int n;
 
-			n = twheel_take_events(ctx, evs, uts, want);
+			mutex_lock(&ctx->mutex);
+			n = twheel_take_events(ctx, evs, seqs, want);
+			mutex_unlock(&ctx->mutex);
 			if (!n)
 				break;
-			if (copy_to_user(buf + done, evs, n * sizeof(*evs))) {
-				twheel_return_events(ctx, evs, uts, n);
+			left = copy_to_user(buf + done, evs, n * sizeof(*evs));
+			mutex_lock(&ctx->mutex);
+			if (left)
+				twheel_return_events(ctx, evs, seqs, n);
+			else
+				twheel_deliver_events(ctx, evs, seqs, n);
+			mutex_unlock(&ctx->mutex);
+			if (left) {
 				if (!done)
 					done = -EFAULT;
-				mutex_unlock(&ctx->mutex);
 				goto out_free;
 			}
 			done += n * sizeof(*evs);
-			/* Delivered: a one-shot timer ends here. */
-			for (i = 0; i < n; i++)
-				if (!uts[i]->period)
-					twheel_free_utimer(ctx, uts[i]);
 		}
-		mutex_unlock(&ctx->mutex);
 		if (done)
 			break;
 	}
 out_free:
-	kfree(uts);
+	kfree(seqs);
 	kfree(evs);
 	return done;
 }

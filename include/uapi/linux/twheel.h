@@ -26,8 +26,9 @@
  * expiry.  Expirations are read() from the file as arrays of struct
  * twheel_event; poll() and epoll report EPOLLIN while events wait.
  *
- * A one-shot timer ends when its event has been read: its handle is then
- * released.  A periodic timer lives until it is cancelled or the file is
+ * A one-shot timer ends when its event is read: its handle is released
+ * from the moment a read() takes the event (if read() cannot copy it out,
+ * the event and the handle come back).  A periodic timer lives until it is cancelled or the file is
  * closed.  Closing the file cancels and frees all of its timers.
  *
  * All ioctl structures have fixed-width fields, explicit padding and the
@@ -126,7 +127,7 @@ struct twheel_arm {
 
 /* struct twheel_cancel status */
 #define TWHEEL_CANCEL_PENDING	1	/* the timer was armed */
-#define TWHEEL_CANCEL_FIRED	2	/* it had fired; its unread event withdrawn */
+#define TWHEEL_CANCEL_FIRED	2	/* one-shot: it had fired; event withdrawn */
 
 /**
  * struct twheel_cancel - ioctl(TWHEEL_IOC_CANCEL)
@@ -135,7 +136,11 @@ struct twheel_arm {
  * @status: out: TWHEEL_CANCEL_PENDING or TWHEEL_CANCEL_FIRED
  *
  * Cancels and frees the timer.  After the ioctl returns no event of it is
- * read, even one that was already queued, and the handle is invalid.
+ * read, even one that was already queued, and the handle is invalid.  A
+ * periodic timer is armed until it is cancelled: its status is always
+ * TWHEEL_CANCEL_PENDING, even while its callback runs or an event of it
+ * waits.  A one-shot timer reports TWHEEL_CANCEL_FIRED once its expiry
+ * was processed (its callback ran or was running; the event is withdrawn).
  */
 struct twheel_cancel {
 	__aligned_u64 handle;
@@ -144,7 +149,7 @@ struct twheel_cancel {
 };
 
 /* struct twheel_query state bits */
-#define TWHEEL_QUERY_PENDING	(1U << 0)	/* armed, not yet fired */
+#define TWHEEL_QUERY_PENDING	(1U << 0)	/* armed: see struct twheel_query */
 #define TWHEEL_QUERY_EVENT	(1U << 1)	/* an event waits to be read */
 
 /**
@@ -156,6 +161,12 @@ struct twheel_cancel {
  * @expires: out: the next expiry (CLOCK_MONOTONIC ns), if pending
  * @period: out: the period, 0 for a one-shot timer
  * @cookie: out: the cookie
+ *
+ * The answer is one consistent snapshot.  TWHEEL_QUERY_PENDING: the timer
+ * will fire (again) unless cancelled.  A periodic timer is always PENDING;
+ * while the kernel is firing it, @expires is the expiry being fired and
+ * @remaining 0, until it is re-armed for the next period.  A one-shot timer
+ * is PENDING until its event is queued, then has TWHEEL_QUERY_EVENT only.
  */
 struct twheel_query {
 	__aligned_u64 handle;

@@ -32,7 +32,9 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
 # wheel (tools/wheel-fuzz).
-LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
+# linux-headers-rt-amd64: the PREEMPT_RT build of the modules (the RT
+# branches of src/facility.c compile nowhere else).
+LINT=(sparse perl shellcheck clang libclang-rt-14-dev linux-headers-rt-amd64)
 # Sphinx for `make docs`; dkms for `make dkms-check`.
 DOCS=(python3-sphinx)
 DKMS=(dkms)

@@ -5,7 +5,11 @@
 #   checkpatch   checkpatch.pl --strict over every .c/.h we own
 #   kernel-doc   kernel-doc -none -Wall over src/*.c and include/linux/twheel.h
 #   W=1 <k>      the modules compiled with W=1 -Werror for each stock kernel
-#   sparse <k>   make C=2 (sparse on every file) for each stock kernel
+#   sparse <k>   make C=2 (sparse on every file) for each stock kernel, with
+#                the debug-only delay points (TWHEEL_DEBUG=1) compiled in
+#   W=1 rt61     the modules for Debian's PREEMPT_RT 6.1 headers
+#                (linux-headers-rt-amd64), with the delay points: the RT
+#                branches of the facility (expiry lock) compile only there
 #   shell        shellcheck over the harness scripts
 # checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
 # (scripts/kernels.sh source), so their data files (spelling.txt,
@@ -91,12 +95,27 @@ lint_kernel_doc() {
 lint_build() {
 	local k=$1 kdir dest
 	shift
-	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
+	if [[ "$k" == rt61 ]]; then
+		kdir=$(rt_kdir) || return 1
+	else
+		kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
+	fi
 	dest=$TWHEEL_BUILD/lint/$k
 	sync_module_sources "$dest"
 	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* modules"
 	quiet_if_clean ': (warning|error):' \
 		make -C "$kdir" M="$dest" W=1 KCFLAGS=-Werror "$@" modules
+}
+
+# The headers of the PREEMPT_RT kernel that linux-headers-rt-amd64 follows.
+rt_kdir() {
+	local dep
+	dep=$(dpkg-query -W -f='${Depends}' linux-headers-rt-amd64 2>/dev/null) || {
+		echo "linux-headers-rt-amd64 is not installed; run: sudo scripts/deps.sh lint" >&2
+		return 1
+	}
+	dep=$(sed -n 's/^\(linux-headers-[^ ,]*\).*/\1/p' <<<"$dep")
+	echo "/usr/src/$dep"
 }
 
 lint_shellcheck() {
@@ -111,7 +130,8 @@ run_counted checkpatch lint_checkpatch || true
 run_counted kernel-doc lint_kernel_doc || true
 for k in "${LINT_KERNELS[@]}"; do
 	run_counted "W=1 $k" lint_build "$k" || true
-	run_counted "sparse $k" lint_build "$k" C=2 || true
+	run_counted "sparse $k" lint_build "$k" C=2 TWHEEL_DEBUG=1 || true
 done
+run_counted "W=1 rt61" lint_build rt61 TWHEEL_DEBUG=1 || true
 run_counted shellcheck lint_shellcheck || true
 report_counted lint

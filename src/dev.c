@@ -19,7 +19,14 @@
  * has been copied out; a periodic one re-arms from its callback, counting
  * the periods a late tick skipped as overruns.
  *
- * Locking: @mutex serialises the ioctls and read()'s bookkeeping, so a
+ * Locking, lifetimes and what QUERY and CANCEL report mid-callback: the
+ * DOC block below, which Documentation/design.rst includes.
+ */
+
+/**
+ * DOC: Device locking and lifetimes
+ *
+ * Locking: the file's @mutex serialises the ioctls and read()'s bookkeeping, so a
  * handle cannot be freed under a concurrent operation; read() drops it
  * while it copies events out, so a slow-faulting buffer stalls no ioctl.
  * @lock (taken in the callback, softirq) protects the ready list and the
@@ -31,8 +38,9 @@
  *
  * Lifetimes: release() runs when no ioctl or read() can, and stops every
  * timer still in @timers before freeing it and the context.  A one-shot
- * timer leaves @timers when read() has delivered its event, possibly while
- * its callback is still returning; the callback therefore touches neither
+ * timer is hidden from the ioctls once read() took its event and leaves
+ * @timers when read() has delivered it, possibly while its callback is
+ * still returning; the callback therefore touches neither
  * the timer nor the context after dropping @lock (it wakes readers before),
  * and read() can only take the event after that point.
  *

@@ -42,8 +42,13 @@
  * cancel any timer on the wheel, including their own, and may free their
  * own timer: the handler does not touch a timer after its callback began.
  *
- * Timer states
- * ------------
+ * Timer states and synchronization rules: the DOC block below, which
+ * Documentation/design.rst includes.
+ */
+
+/**
+ * DOC: Timer states and synchronization
+ *
  * A timer is in one of these states, all changed under the wheel's @lock:
  *
  * - idle: not linked, callback not running.  start/modify link it.
@@ -66,8 +71,6 @@
  * meanwhile.  So when twheel_timer_cancel_sync() returns, the callback is
  * not running, and the timer is not pending unless re-armed after that.
  *
- * Synchronization rules
- * ---------------------
  * All timer state of one instance is protected by its @lock, a spinlock_t
  * taken with interrupts disabled.  The non-sleeping API may be called from
  * any context, hard interrupts included, except on PREEMPT_RT, where

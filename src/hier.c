@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel: the hierarchical engine - Scheme 6 near, Scheme 7 far
+ *
+ * Data structure
+ * --------------
+ * Level 0 is the hashed wheel of wheel.c, 2^bits one-tick slots used as a
+ * ring, but it only holds keys less than a revolution ahead of the clock
+ * (k - @clk < 2^bits when placed): every key in a level-0 slot is the same
+ * tick, so a slot that is visited is handed out whole and no far timer is
+ * ever read on the way, and a timer due within a revolution never moves.
+ * Above it, level L >= 1 has 64 slots of 2^S(L) ticks, S(1) = bits,
+ * S(L + 1) = S(L) + 6, and as many levels as it takes to reach 64 bits (10
+ * above a 16-slot level 0, 8 above 2^20 slots).
+ *
+ * A key k a revolution or more ahead goes to the lowest level L whose
+ * block of 2^S(L + 1) ticks around @clk contains it: L is found from the
+ * highest bit where k and @clk differ (one fls64()), the slot is bits
+ * S(L)..S(L + 1) - 1 of k, always after @clk's own slot on that level.  So
+ * every key on level L is below every key on level L + 1, and within a
+ * level the slots are in order from the slot after @clk's: no wrap-around
+ * above level 0.  A node needs no level field: removal finds its list
+ * head from the node's pprev when it is the first in its list (an address
+ * range check), and only then can the list become empty.
+ *
+ * Cascades: when @clk reaches the start of an occupied upper slot's block
+ * (a "cascade point"), the slot's nodes are placed again relative to the
+ * new @clk: each goes to a lower level, at most levels - 1 moves over its
+ * life.  A node
+ * whose key is the block start itself and is due is handed out directly
+ * and never moves: range scheduling (tw_wheel_pick_key()) prefers keys
+ * with the most trailing zero bits, so a timer whose allowed range covers
+ * a whole bucket of the level it lands on is put on that bucket's start
+ * and fires from there without a cascade.
+ *
+ * Bitmaps: @l0_map has a bit per level-0 slot and @l0_sum a bit per word of
+ * it; each upper level has one 64-bit word.  So the next occupied level-0
+ * slot is a few word reads (the ring wraps once; one more summary word per
+ * 4096 slots beyond 4096), and the next cascade point is the first set bit
+ * of the lowest non-empty upper level: O(levels) in all, no list read.  The
+ * next cascade point is also kept in @tc, lowered by inserts and recomputed
+ * after each cascade; a removal leaves it (still a bound), so a slot
+ * emptied by cancels costs one no-op stop, not a scan per tick.
+ *
+ * Costs
+ * -----
+ * insert, remove: O(1) (an fls64(), a list link, one or two bits).
+ * advance: per handed-out node O(1); per cascade point O(levels) plus
+ * O(1) per moved node; empty stretches are skipped from the bitmaps.
+ * next_lower_bound(): O(levels): the earlier of the first level-0 key
+ * (exact) and the key bound of the first occupied upper slot (lowered by
+ * inserts, left by removals, as wheel.c's slot bounds), so a far timer
+ * wakes its caller once, when it is due, and its cascades are done by that
+ * same advance.
+ * next_key(): as next_lower_bound, plus one walk of the first occupied
+ * upper slot when level 0 is empty.
+ *
+ * Guarantees
+ * ----------
+ * Never early: a node is handed out only with key < @upto.  Exactly once:
+ * a node is on one list at a time, and is handed out once.  Nothing late
+ * because of a cascade: a node's cascade point is at or before its key,
+ * and the advance processes cascade points and level-0 ticks in tick
+ * order, so a node is handed out by the first advance whose @upto passes
+ * its key, in key order (not only within a revolution).  The cap: when
+ * @max nodes have been handed out the walk stops inside the current
+ * level-0 slot with @clk at its tick; due nodes left by a capped cascade
+ * are put on that tick's level-0 slot and come out first next time.
+ * Cascade points and level-0 ticks are processed in tick order (a cascade
+ * first on a tie), which is what keeps every key handed out in order.
+ *
+ * This file does no locking, reads no clock and allocates nothing.
+ */
+#include <linux/bitops.h>
+#include <linux/bitmap.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+
+#include "hier.h"
+#include "wheel.h"
+
+static inline unsigned int tw_hier_shift(const struct tw_hier *h,
+					 unsigned int level)
+{
+	return h->bits + (level - 1) * TW_HIER_LVL_BITS;
+}
+
+static inline u64 tw_hier_mask0(const struct tw_hier *h)
+{
+	return (1ULL << h->bits) - 1;
+}
+
+static inline unsigned int tw_ffs64(u64 x)
+{
+	return fls64(x & -x) - 1;
+}
+
+/* The level for a key whose bits differ from @clk's in @diff (>= l0 size). */
+static inline unsigned int tw_hier_level(const struct tw_hier *h, u64 diff)
+{
+	return 1 + (fls64(diff) - 1 - h->bits) / TW_HIER_LVL_BITS;
+}
+
+static inline unsigned long tw_hier_l0_words(const struct tw_hier *h)
+{
+	return BITS_TO_LONGS(1UL << h->bits);
+}
+
+/**
+ * tw_hier_mem_size() - bytes of memory tw_hier_init() needs
+ * @bits: log2 of the level-0 slot count
+ *
+ * Return: the size of the block to pass to tw_hier_init().
+ */
+size_t tw_hier_mem_size(unsigned int bits)
+{
+	unsigned long words = BITS_TO_LONGS(1UL << bits);
+
+	return (sizeof(struct hlist_head) << bits) +
+	       words * sizeof(unsigned long) +
+	       BITS_TO_LONGS(words) * sizeof(unsigned long) +
+	       TW_HIER_MAX_UP * TW_HIER_LVL_SIZE *
+	       (sizeof(struct hlist_head) + sizeof(u64));
+}
+
+/**
+ * tw_hier_init() - initialise an empty hierarchical wheel
+ * @h:    the engine
+ * @mem:  tw_hier_mem_size(@bits) bytes, pointer-aligned, owned by the caller
+ * @bits: log2 of the level-0 slot count
+ * @clk:  the first tick to process
+ */
+void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
+{
+	unsigned long i, words = BITS_TO_LONGS(1UL << bits);
+
+	h->clk = clk;
+	h->count = 0;
+	h->bits = bits;
+	h->levels = DIV_ROUND_UP(64 - bits, TW_HIER_LVL_BITS);
+	h->max_slot = 0;
+	h->moves = 0;
+	h->l0 = mem;
+	h->up = h->l0 + (1UL << bits);
+	h->up_low = (u64 *)(h->up + TW_HIER_MAX_UP * TW_HIER_LVL_SIZE);
+	h->l0_map = (unsigned long *)(h->up_low + TW_HIER_MAX_UP * TW_HIER_LVL_SIZE);
+	h->l0_sum = h->l0_map + words;
+	for (i = 0; i < (1UL << bits); i++)
+		INIT_HLIST_HEAD(&h->l0[i]);
+	for (i = 0; i < TW_HIER_MAX_UP * TW_HIER_LVL_SIZE; i++)
+		INIT_HLIST_HEAD(&h->up[i]);
+	bitmap_zero(h->l0_map, 1UL << bits);
+	bitmap_zero(h->l0_sum, words);
+	for (i = 0; i < TW_HIER_MAX_UP; i++)
+		h->up_map[i] = 0;
+	h->up_levels = 0;
+	h->tc = TW_NO_TICK;
+}
+
+/* Link @node (its key >= @clk) on the level and slot its key calls for. */
+static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
+{
+	u64 diff = node->key ^ h->clk, start;
+	unsigned int level, s, sh;
+
+	if (!((node->key - h->clk) >> h->bits)) {
+		s = node->key & tw_hier_mask0(h);
+		hlist_add_head(&node->entry, &h->l0[s]);
+		__set_bit(s, h->l0_map);
+		__set_bit(s / BITS_PER_LONG, h->l0_sum);
+		return;
+	}
+	level = tw_hier_level(h, diff);
+	sh = tw_hier_shift(h, level);
+	s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
+	hlist_add_head(&node->entry, &h->up[(level - 1) * TW_HIER_LVL_SIZE + s]);
+	if (!(h->up_map[level - 1] & BIT_ULL(s)) ||
+	    node->key < h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s])
+		h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s] = node->key;
+	h->up_map[level - 1] |= BIT_ULL(s);
+	h->up_levels |= BIT(level - 1);
+	/* the slot's block start: the key with the bits below S(L) cleared */
+	start = node->key >> sh << sh;
+	if (start < h->tc)
+		h->tc = start;
+}
+
+/**
+ * tw_hier_insert() - add a node that is not linked anywhere
+ * @h:    the engine
+ * @node: the node, unlinked
+ * @key:  the tick at whose end it fires; keys before the clock are moved up
+ *        to it, so they fire at the next advance
+ */
+void tw_hier_insert(struct tw_hier *h, struct twheel_node *node, u64 key)
+{
+	node->key = max(key, h->clk);
+	tw_hier_place(h, node);
+	h->count++;
+}
+
+static void tw_hier_up_clear(struct tw_hier *h, unsigned int level,
+			     unsigned int s)
+{
+	h->up_map[level - 1] &= ~BIT_ULL(s);
+	if (!h->up_map[level - 1])
+		h->up_levels &= ~BIT(level - 1);
+}
+
+static void tw_hier_l0_clear(struct tw_hier *h, unsigned long s)
+{
+	__clear_bit(s, h->l0_map);
+	if (!h->l0_map[s / BITS_PER_LONG])
+		__clear_bit(s / BITS_PER_LONG, h->l0_sum);
+}
+
+/*
+ * The list head whose first node @pprev belongs to, as a level (0 or the
+ * upper level) and a slot; false if @pprev is in a node, not a head.
+ */
+static bool tw_hier_head_of(const struct tw_hier *h,
+			    struct hlist_node *const *pprev,
+			    unsigned int *level, unsigned int *slot)
+{
+	unsigned long off = (unsigned long)pprev - (unsigned long)h->l0;
+
+	if (off < sizeof(struct hlist_head) << h->bits) {
+		*level = 0;
+		*slot = off / sizeof(struct hlist_head);
+		return true;
+	}
+	off = (unsigned long)pprev - (unsigned long)h->up;
+	if (off < sizeof(struct hlist_head) * TW_HIER_MAX_UP * TW_HIER_LVL_SIZE) {
+		off /= sizeof(struct hlist_head);
+		*level = 1 + off / TW_HIER_LVL_SIZE;
+		*slot = off % TW_HIER_LVL_SIZE;
+		return true;
+	}
+	return false;
+}
+
+/**
+ * tw_hier_node_level() - the level a linked node is on (for tests)
+ * @h:    the engine
+ * @node: a node linked on @h
+ *
+ * Walks back along the node's list to its head: O(position in the list).
+ *
+ * Return: 0 for level 0, else the upper level.
+ */
+int tw_hier_node_level(const struct tw_hier *h, const struct twheel_node *node)
+{
+	const struct hlist_node *n = &node->entry;
+	unsigned int level, slot;
+
+	while (!tw_hier_head_of(h, n->pprev, &level, &slot))
+		n = container_of(n->pprev, struct hlist_node, next);
+	return level;
+}
+
+/**
+ * tw_hier_remove() - unlink a node that is on one of @h's levels
+ * @h:    the engine
+ * @node: the node
+ */
+void tw_hier_remove(struct tw_hier *h, struct twheel_node *node)
+{
+	unsigned int level, slot;
+	bool first = !node->entry.next &&
+		     tw_hier_head_of(h, node->entry.pprev, &level, &slot);
+
+	/* Only the last node of a list, when it is also the first, empties it. */
+	hlist_del_init(&node->entry);
+	h->count--;
+	if (!first)
+		return;
+	if (!level)
+		tw_hier_l0_clear(h, slot);
+	else
+		tw_hier_up_clear(h, level, slot);
+}
+
+/* The first occupied level-0 slot at or after @s, or the slot count. */
+static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
+{
+	unsigned long words = tw_hier_l0_words(h), w = s / BITS_PER_LONG, word;
+
+	word = h->l0_map[w] & (~0UL << (s % BITS_PER_LONG));
+	if (!word) {
+		if (w + 1 >= words)
+			return 1UL << h->bits;
+		if (words <= BITS_PER_LONG) {
+			/* one summary word (up to 4096 slots on 64-bit) */
+			word = h->l0_sum[0] & (~0UL << (w + 1));
+			if (!word)
+				return 1UL << h->bits;
+			w = __ffs(word);
+		} else {
+			w = find_next_bit(h->l0_sum, words, w + 1);
+			if (w >= words)
+				return 1UL << h->bits;
+		}
+		word = h->l0_map[w];
+	}
+	return w * BITS_PER_LONG + __ffs(word);
+}
+
+/*
+ * The first occupied level-0 tick at or after @clk, in ring order (level 0
+ * holds less than a revolution from @clk), or TW_NO_TICK.
+ */
+static u64 tw_hier_next_l0(const struct tw_hier *h)
+{
+	unsigned long size = 1UL << h->bits, s = h->clk & tw_hier_mask0(h), t;
+
+	if (tw_hier_l0_words(h) <= BITS_PER_LONG && !h->l0_sum[0])
+		return TW_NO_TICK;
+	t = tw_hier_l0_find(h, s);
+	if (t >= size) {
+		if (!s)
+			return TW_NO_TICK;
+		t = tw_hier_l0_find(h, 0);
+		if (t >= s)
+			return TW_NO_TICK;
+	}
+	return h->clk + ((t - s) & tw_hier_mask0(h));
+}
+
+/*
+ * The lowest non-empty upper level (levels are ordered), 0 if none; its
+ * first occupied slot in @slot and that slot's block start in @start.
+ */
+static unsigned int tw_hier_first_up(const struct tw_hier *h,
+				     unsigned int *slot, u64 *start)
+{
+	unsigned int level, sh;
+	u64 base;
+
+	if (!h->up_levels)
+		return 0;
+	level = __ffs(h->up_levels) + 1;
+	sh = tw_hier_shift(h, level);
+	*slot = tw_ffs64(h->up_map[level - 1]);
+	base = 0;
+	if (sh + TW_HIER_LVL_BITS < 64)
+		base = h->clk >> (sh + TW_HIER_LVL_BITS) << (sh + TW_HIER_LVL_BITS);
+	*start = base | ((u64)*slot << sh);
+	return level;
+}
+
+static u64 tw_hier_next_cascade(const struct tw_hier *h)
+{
+	unsigned int slot;
+	u64 start;
+
+	if (!tw_hier_first_up(h, &slot, &start))
+		return TW_NO_TICK;
+	return start;
+}
+
+struct tw_hier_out {
+	struct hlist_head *expired;
+	struct hlist_node *last;
+	unsigned int n;
+};
+
+static void tw_hier_hand_out(struct tw_hier *h, struct tw_hier_out *o,
+			     struct twheel_node *node)
+{
+	if (o->last)
+		hlist_add_behind(&node->entry, o->last);
+	else
+		hlist_add_head(&node->entry, o->expired);
+	o->last = &node->entry;
+	h->count--;
+	o->n++;
+}
+
+/*
+ * @clk has reached the start of the block of every upper slot at its
+ * current position: place their nodes again, top level first.  A node whose
+ * key is @clk and is due is handed out directly unless the cap is reached.
+ */
+static void tw_hier_cascade(struct tw_hier *h, u64 upto, unsigned int max,
+			    struct tw_hier_out *o)
+{
+	unsigned long todo = h->up_levels;
+
+	/*
+	 * Top level first, over the levels non-empty now: the nodes placed
+	 * below go to slots after the clock's, never to one cascaded here.
+	 */
+	while (todo) {
+		unsigned int level = __fls(todo) + 1;
+		unsigned int s = (h->clk >> tw_hier_shift(h, level)) &
+				 (TW_HIER_LVL_SIZE - 1);
+		struct twheel_node *node;
+		struct hlist_node *tmp;
+		struct hlist_head list;
+		unsigned long len = 0;
+
+		todo &= ~BIT(level - 1);
+		if (!(h->up_map[level - 1] & BIT_ULL(s)))
+			continue;
+		hlist_move_list(&h->up[(level - 1) * TW_HIER_LVL_SIZE + s], &list);
+		tw_hier_up_clear(h, level, s);
+		hlist_for_each_entry_safe(node, tmp, &list, entry) {
+			len++;
+			__hlist_del(&node->entry);
+			if (node->key == h->clk && h->clk < upto &&
+			    (!max || o->n < max)) {
+				tw_hier_hand_out(h, o, node);
+				continue;
+			}
+			tw_hier_place(h, node);
+			h->moves++;
+		}
+		if (len > h->max_slot)
+			h->max_slot = len;
+	}
+	h->tc = tw_hier_next_cascade(h);
+}
+
+/**
+ * tw_hier_advance() - process the ticks before @upto
+ * @h:       the engine
+ * @upto:    first tick that is not over yet
+ * @max:     most nodes to hand out (the execution cap); 0 means no cap
+ * @expired: list receiving the due nodes, unlinked from the engine,
+ *           appended in key order
+ *
+ * Return: the number of nodes moved to @expired.  If it is @max, due nodes
+ * may remain: @h->clk is then below @upto and the next advance returns
+ * them first.
+ */
+unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
+			     struct hlist_head *expired)
+{
+	struct tw_hier_out o = { .expired = expired };
+
+	/* One tick with nothing due and no cascade point: the common tick. */
+	if (upto == h->clk + 1 && h->tc > upto &&
+	    !test_bit(h->clk & tw_hier_mask0(h), h->l0_map)) {
+		h->clk = upto;
+		return 0;
+	}
+	if (!hlist_empty(expired))
+		for (o.last = expired->first; o.last->next; o.last = o.last->next)
+			;
+
+	for (;;) {
+		u64 tc = h->tc, t0;
+
+		/* (A cascade point is never TW_NO_TICK: it is even.) */
+		if (tc == h->clk && tc != TW_NO_TICK) {
+			tw_hier_cascade(h, upto, max, &o);
+			continue;
+		}
+		if (h->clk >= upto)
+			break;
+		t0 = tw_hier_next_l0(h);
+		if (t0 < tc && t0 < upto) {
+			unsigned long s = t0 & tw_hier_mask0(h), len = 0;
+			struct twheel_node *node;
+			struct hlist_node *tmp;
+
+			hlist_for_each_entry_safe(node, tmp, &h->l0[s], entry) {
+				if (max && o.n == max) {
+					h->clk = t0;
+					goto out;
+				}
+				len++;
+				__hlist_del(&node->entry);
+				tw_hier_hand_out(h, &o, node);
+			}
+			INIT_HLIST_HEAD(&h->l0[s]);
+			tw_hier_l0_clear(h, s);
+			if (len > h->max_slot)
+				h->max_slot = len;
+			h->clk = t0 + 1;
+			continue;
+		}
+		h->clk = min(tc, upto);
+	}
+out:
+	return o.n;
+}
+
+/**
+ * tw_hier_next_lower_bound() - a tick no later than the earliest key
+ * @h: the engine
+ *
+ * O(levels), from the bitmaps and slot bounds only: the earlier of the
+ * first level-0 tick (exact) and the key bound of the first occupied
+ * upper slot (exact unless a node was removed from that slot): its own
+ * cascades are done by the advance that hands it out, so a far timer
+ * costs one wakeup, not one per level.
+ *
+ * Return: a tick <= every key, >= @clk, or TW_NO_TICK if @h is empty.
+ */
+u64 tw_hier_next_lower_bound(const struct tw_hier *h)
+{
+	unsigned int level, slot;
+	u64 t0, start;
+
+	if (!h->count)
+		return TW_NO_TICK;
+	t0 = tw_hier_next_l0(h);
+	level = tw_hier_first_up(h, &slot, &start);
+	if (!level)
+		return t0;
+	return min(t0, h->up_low[(level - 1) * TW_HIER_LVL_SIZE + slot]);
+}
+
+/**
+ * tw_hier_next_key() - the earliest key, searching no further than @bound
+ * @h:     the engine
+ * @bound: the last tick of interest
+ *
+ * Return: the smallest key if it is <= @bound, else TW_NO_TICK.
+ */
+u64 tw_hier_next_key(const struct tw_hier *h, u64 bound)
+{
+	struct twheel_node *node;
+	unsigned int level, slot;
+	u64 best, start;
+
+	if (!h->count)
+		return TW_NO_TICK;
+	best = tw_hier_next_l0(h);
+	level = tw_hier_first_up(h, &slot, &start);
+	/* upper keys are >= their slot's bound: walk it only if it can win */
+	if (!level || start >= best || start > bound ||
+	    h->up_low[(level - 1) * TW_HIER_LVL_SIZE + slot] >= best)
+		return best <= bound ? best : TW_NO_TICK;
+	hlist_for_each_entry(node, &h->up[(level - 1) * TW_HIER_LVL_SIZE + slot],
+			     entry)
+		best = min(best, node->key);
+	return best <= bound ? best : TW_NO_TICK;
+}

@@ -389,6 +389,17 @@ static long twheel_ioctl_api(struct twheel_ctx *ctx, void __user *arg)
 	api.event_size = sizeof(struct twheel_event);
 	api.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
 		       TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY;
+	switch (st.engine) {
+	case TWHEEL_ENGINE_SCHEME6:
+		api.features |= TWHEEL_FEATURE_ENGINE_SCHEME6;
+		break;
+	case TWHEEL_ENGINE_LAWN:
+		api.features |= TWHEEL_FEATURE_ENGINE_LAWN;
+		break;
+	default:
+		api.features |= TWHEEL_FEATURE_ENGINE_HIER;
+		break;
+	}
 	api.tick_ns = st.tick_ns;
 	api.slots = st.slots;
 	api.max_batch = TWHEEL_MAX_BATCH;

@@ -2,9 +2,12 @@
 /*
  * twheel: the timer facility around the hashed wheel
  *
- * A wheel instance (struct twheel) is a Scheme 6 wheel (wheel.c) guarded by
- * a spinlock and driven by one hrtimer in soft mode (callbacks in softirq
- * context) on CLOCK_MONOTONIC.
+ * A wheel instance (struct twheel) is an engine (engine.h: the hierarchical
+ * wheel of hier.c by default, the pure Scheme 6 wheel of wheel.c or the
+ * Timer Lawn of lawn.c, chosen per instance) guarded by a spinlock and
+ * driven by one hrtimer in soft mode (callbacks in softirq context) on
+ * CLOCK_MONOTONIC.  The facility only calls the engine through engine.h:
+ * insert, remove, advance, next_lower_bound, next_key, pick_key.
  *
  * Time and ticks
  * --------------
@@ -23,11 +26,14 @@
  * ------------------
  * The hrtimer is not armed while the wheel is empty.  Otherwise it is
  * programmed for the end of the earliest tick at which a timer may be due
- * (the wheel's lower bound from its bitmap and per-slot key bounds), not
- * for every tick: a wheel holding timers ten seconds or an hour out sleeps
- * until the first of them is due, however full its slots are.  A bound
- * left low by a cancelled timer costs at most one early wakeup per slot,
- * which walks that slot and tightens it.  A late hrtimer (or a
+ * (the engine's lower bound), not for every tick: a wheel holding timers
+ * ten seconds or an hour out sleeps until the first of them is due, however
+ * full its slots are.  The bound may be earlier than the earliest timer:
+ * Scheme 6 leaves a slot's bound low after a cancel (one early wakeup per
+ * slot, which walks that slot and tightens it); the hierarchical engine
+ * keeps such bounds for its upper slots, and the advance that hands a far
+ * timer out does its cascades on the way (one wakeup per timer due, none
+ * per level or per tick).  A late hrtimer (or a
  * long-running callback) is caught up by advancing over all ticks that
  * have passed; nothing is lost.
  *
@@ -114,7 +120,7 @@
 
 #include "compat.h"
 #include "twheel_internal.h"
-#include "wheel.h"
+#include "engine.h"
 
 #define CREATE_TRACE_POINTS
 #include "twheel_trace.h"
@@ -126,7 +132,7 @@
 /**
  * struct twheel - a wheel instance
  * @lock:       protects everything below and the timers on this wheel
- * @wheel:      the pure wheel
+ * @engine:     the pure engine keeping the timers
  * @expired:    timers handed out by the wheel whose callbacks have not run
  * @nr_expired: number of timers on @expired
  * @running:    the timer whose callback runs now, or NULL
@@ -144,10 +150,11 @@
  * @budget:     most callbacks per tick handler run
  * @stats:      event counters; the size fields are filled in by get_stats
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
+ * @mem:        the engine's slots, bitmaps or FIFOs (one allocation)
  */
 struct twheel {
 	spinlock_t lock;	/* see the synchronization rules above */
-	struct tw_wheel wheel;
+	struct tw_engine engine;
 	struct hlist_head expired;
 	unsigned long nr_expired;
 	struct twheel_timer *running;
@@ -168,6 +175,7 @@ struct twheel {
 	unsigned int budget;
 	struct twheel_stats stats;
 	struct dentry *debugfs;
+	void *mem;
 };
 
 static struct twheel *twheel_default_wheel;
@@ -226,7 +234,7 @@ static void twheel_detach(struct twheel *w, struct twheel_timer *timer)
 		timer->state &= ~TWHEEL_TIMER_EXPIRED;
 		w->nr_expired--;
 	} else {
-		tw_wheel_remove(&w->wheel, &timer->node);
+		tw_engine_remove(&w->engine, &timer->node);
 	}
 }
 
@@ -363,9 +371,9 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	now = ktime_get();
 	WRITE_ONCE(w->tick_now, now);
 	upto = twheel_time_to_tick(w, now);
-	clk = w->wheel.clk;
-	n = tw_wheel_advance(&w->wheel, upto, budget, &w->expired);
-	trace_twheel_tick(clk, upto, clk & (tw_wheel_size(&w->wheel) - 1), n);
+	clk = tw_engine_clk(&w->engine);
+	n = tw_engine_advance(&w->engine, upto, budget, &w->expired);
+	trace_twheel_tick(clk, upto, clk & (tw_engine_slots(&w->engine) - 1), n);
 	if (n) {
 		struct twheel_timer *timer;
 
@@ -376,12 +384,12 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	}
 
 	w->in_tick = false;
-	if (n == budget && w->wheel.clk < upto) {
+	if (n == budget && tw_engine_clk(&w->engine) < upto) {
 		/* Budget used up: run the rest from a fresh softirq pass. */
-		w->programmed = w->wheel.clk;
+		w->programmed = tw_engine_clk(&w->engine);
 		hrtimer_start(&w->tick, ktime_get(), HRTIMER_MODE_ABS_SOFT);
 	} else {
-		twheel_program(w, tw_wheel_next_lower_bound(&w->wheel));
+		twheel_program(w, tw_engine_next_lower_bound(&w->engine));
 	}
 	spin_unlock_irq(&w->lock);
 	twheel_expiry_unlock(w);
@@ -396,6 +404,7 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	struct twheel_stats st;
 
 	twheel_get_stats(w, &st);
+	seq_printf(m, "engine:\t\t%s\n", tw_engine_name(st.engine));
 	seq_printf(m, "tick_ns:\t%llu\n", st.tick_ns);
 	seq_printf(m, "slots:\t\t%llu\n", st.slots);
 	seq_printf(m, "budget:\t\t%u\n", w->budget);
@@ -405,6 +414,7 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "cancelled:\t%llu\n", st.cancelled);
 	seq_printf(m, "late:\t\t%llu\n", st.late);
 	seq_printf(m, "max_slot:\t%llu\n", st.max_slot);
+	seq_printf(m, "moves:\t\t%llu\n", st.moves);
 	seq_printf(m, "wakeups:\t%llu\n", st.wakeups);
 	seq_printf(m, "tick_armed:\t%d\n", twheel_tick_armed(w));
 	return 0;
@@ -426,30 +436,26 @@ static void twheel_debugfs_add(struct twheel *w, const char *name)
 }
 
 static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
-					  unsigned int budget, const char *name)
+					  unsigned int budget,
+					  enum twheel_engine engine,
+					  const char *name)
 {
-	struct hlist_head *slots;
-	unsigned long *occupied;
 	struct twheel *w;
-	u64 *low;
+	void *mem;
 
 	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX ||
-	    bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX || !budget)
+	    bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX || !budget ||
+	    (unsigned int)engine >= TWHEEL_NR_ENGINES)
 		return ERR_PTR(-EINVAL);
 
 	w = kzalloc(sizeof(*w), GFP_KERNEL);
 	if (!w)
 		return ERR_PTR(-ENOMEM);
-	slots = kvcalloc(1UL << bits, sizeof(*slots), GFP_KERNEL);
-	if (!slots)
-		goto err_free_wheel;
-	occupied = kvcalloc(BITS_TO_LONGS(1UL << bits), sizeof(*occupied),
-			    GFP_KERNEL);
-	if (!occupied)
-		goto err_free_slots;
-	low = kvcalloc(1UL << bits, sizeof(*low), GFP_KERNEL);
-	if (!low)
-		goto err_free_occupied;
+	mem = kvzalloc(tw_engine_mem_size(engine, bits), GFP_KERNEL);
+	if (!mem) {
+		kfree(w);
+		return ERR_PTR(-ENOMEM);
+	}
 
 	spin_lock_init(&w->lock);
 	twheel_sync_init(w);
@@ -459,19 +465,12 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	w->programmed = TW_NO_TICK;
 	w->start = ktime_get();
 	w->last_tick = div_u64(KTIME_MAX - w->start, tick_ns);
-	tw_wheel_init(&w->wheel, slots, low, occupied, bits, 0);
+	w->mem = mem;
+	tw_engine_init(&w->engine, engine, mem, bits, 0);
 	twheel_hrtimer_setup(&w->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
 	twheel_debugfs_add(w, name);
 	return w;
-
-err_free_occupied:
-	kvfree(occupied);
-err_free_slots:
-	kvfree(slots);
-err_free_wheel:
-	kfree(w);
-	return ERR_PTR(-ENOMEM);
 }
 
 /**
@@ -480,8 +479,9 @@ err_free_wheel:
  * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
  * @budget:  most callbacks run per tick, at least 1
  *
- * The wheel spans (1 << @bits) ticks per revolution; timers further out
- * wait in their slot for as many revolutions as needed.
+ * The wheel's level 0 spans (1 << @bits) ticks; timers further out wait on
+ * coarser levels and move down as they come near (the hierarchical
+ * engine; twheel_create_engine() picks another).
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -490,9 +490,48 @@ err_free_wheel:
 struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget)
 {
-	return twheel_create_named(tick_ns, bits, budget, NULL);
+	return twheel_create_named(tick_ns, bits, budget, TWHEEL_ENGINE_HIER,
+				   NULL);
 }
 EXPORT_SYMBOL_GPL(twheel_create);
+
+/**
+ * twheel_create_engine() - create a wheel instance on a chosen engine
+ * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
+ * @bits:    log2 of the level-0 slot count, TWHEEL_BITS_MIN ..
+ *           TWHEEL_BITS_MAX (the Lawn uses at most 2^10 FIFOs)
+ * @budget:  most callbacks run per tick, at least 1
+ * @engine:  enum twheel_engine: TWHEEL_ENGINE_HIER (what twheel_create()
+ *           uses), TWHEEL_ENGINE_SCHEME6 or TWHEEL_ENGINE_LAWN
+ *
+ * The engines keep the same guarantees (never early, exactly once, the
+ * budget) and differ in cost: see Documentation/design.rst.
+ *
+ * Context: process context, may sleep.
+ * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
+ * or an unknown engine, and ERR_PTR(-ENOMEM) when memory runs out.
+ */
+struct twheel *twheel_create_engine(u64 tick_ns, unsigned int bits,
+				    unsigned int budget,
+				    enum twheel_engine engine)
+{
+	return twheel_create_named(tick_ns, bits, budget, engine, NULL);
+}
+EXPORT_SYMBOL_GPL(twheel_create_engine);
+
+/**
+ * twheel_engine_name() - the name of an engine
+ * @engine: enum twheel_engine
+ *
+ * Context: any context.
+ * Return: "hier", "scheme6" or "lawn" (the names the engine= module
+ * parameter takes), "?" for an unknown value.
+ */
+const char *twheel_engine_name(enum twheel_engine engine)
+{
+	return tw_engine_name(engine);
+}
+EXPORT_SYMBOL_GPL(twheel_engine_name);
 
 /**
  * twheel_destroy() - free a wheel instance
@@ -520,10 +559,11 @@ int twheel_destroy(struct twheel *wheel)
 	/* From here no tick handler runs, and so no callback. */
 	hrtimer_cancel(&wheel->tick);
 	spin_lock_irq(&wheel->lock);
-	pending = wheel->wheel.count + wheel->nr_expired;
+	pending = tw_engine_count(&wheel->engine) + wheel->nr_expired;
 	if (pending) {
 		wheel->programmed = TW_NO_TICK;
-		twheel_program(wheel, tw_wheel_next_lower_bound(&wheel->wheel));
+		twheel_program(wheel,
+			       tw_engine_next_lower_bound(&wheel->engine));
 	}
 	spin_unlock_irq(&wheel->lock);
 	if (pending) {
@@ -532,9 +572,7 @@ int twheel_destroy(struct twheel *wheel)
 		return -EBUSY;
 	}
 	debugfs_remove_recursive(wheel->debugfs);
-	kvfree(wheel->wheel.low);
-	kvfree(wheel->wheel.occupied);
-	kvfree(wheel->wheel.slots);
+	kvfree(wheel->mem);
 	kfree(wheel);
 	return 0;
 }
@@ -609,7 +647,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(ktime_get(), expires);
-	lo = max(twheel_time_to_tick(w, expires), w->wheel.clk);
+	lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&w->engine));
 	hi = lo;
 	if (slack_ns)
 		hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
@@ -622,7 +660,8 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 			twheel_detach(w, timer);
 		else
 			w->stats.armed++;
-		tw_wheel_insert(&w->wheel, &timer->node, tw_wheel_pick_key(lo, hi));
+		tw_engine_insert(&w->engine, &timer->node,
+				 tw_engine_pick_key(&w->engine, lo, hi));
 		twheel_program(w, timer->node.key);
 	}
 	WRITE_ONCE(timer->expires, expires);
@@ -709,7 +748,7 @@ static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
 		w->stats.cancelled++;
 		trace_twheel_timer_cancel(timer);
 		ret = 1;
-		if (!w->wheel.count && hlist_empty(&w->expired))
+		if (!tw_engine_count(&w->engine) && hlist_empty(&w->expired))
 			twheel_program(w, TW_NO_TICK);
 	}
 	spin_unlock_irqrestore(&w->lock, flags);
@@ -899,8 +938,9 @@ EXPORT_SYMBOL_GPL(twheel_fire_time);
  * @wheel: the instance
  * @bound: search no further than timers due by this CLOCK_MONOTONIC time
  *
- * The search walks slots in tick order and stops at the first tick past
- * @bound, so its cost is bounded by the part of the wheel before @bound.
+ * The search costs what the engine's exact next key costs: O(levels) plus
+ * one upper slot's walk for the hierarchical engine, O(1) for the Lawn, for
+ * Scheme 6 the slots in tick order up to the first tick past @bound.
  *
  * Context: any context.
  * Return: the time at which the earliest pending timer fires (the end of its
@@ -914,10 +954,10 @@ ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound)
 
 	spin_lock_irqsave(&wheel->lock, flags);
 	if (!hlist_empty(&wheel->expired))
-		key = wheel->wheel.clk ? wheel->wheel.clk - 1 : 0;
+		key = max(tw_engine_clk(&wheel->engine), 1ULL) - 1;
 	else
-		key = tw_wheel_next_key(&wheel->wheel,
-					twheel_time_to_tick(wheel, bound));
+		key = tw_engine_next_key(&wheel->engine,
+					 twheel_time_to_tick(wheel, bound));
 	if (key != TW_NO_TICK)
 		ret = twheel_tick_end(wheel, key);
 	spin_unlock_irqrestore(&wheel->lock, flags);
@@ -939,10 +979,12 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 	spin_lock_irqsave(&wheel->lock, flags);
 	*stats = wheel->stats;
 	/* The rest is derived from the wheel rather than kept twice. */
-	stats->pending = wheel->wheel.count + wheel->nr_expired;
-	stats->max_slot = wheel->wheel.max_slot;
+	stats->pending = tw_engine_count(&wheel->engine) + wheel->nr_expired;
+	stats->max_slot = tw_engine_max_slot(&wheel->engine);
 	stats->tick_ns = wheel->tick_ns;
-	stats->slots = tw_wheel_size(&wheel->wheel);
+	stats->slots = tw_engine_slots(&wheel->engine);
+	stats->engine = wheel->engine.kind;
+	stats->moves = tw_engine_moves(&wheel->engine);
 	spin_unlock_irqrestore(&wheel->lock, flags);
 }
 EXPORT_SYMBOL_GPL(twheel_get_stats);
@@ -962,13 +1004,14 @@ bool twheel_tick_armed(struct twheel *wheel)
 }
 EXPORT_SYMBOL_GPL(twheel_tick_armed);
 
-int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget)
+int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
+			 enum twheel_engine engine)
 {
 	struct twheel *w;
 
 	twheel_debugfs_root = debugfs_create_dir("twheel", NULL);
 	twheel_delay_init(twheel_debugfs_root);
-	w = twheel_create_named(tick_ns, bits, budget, "default");
+	w = twheel_create_named(tick_ns, bits, budget, engine, "default");
 	if (IS_ERR(w)) {
 		debugfs_remove_recursive(twheel_debugfs_root);
 		return PTR_ERR(w);

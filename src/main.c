@@ -28,14 +28,27 @@ static ulong max_timers_per_user;
 module_param(max_timers_per_user, ulong, 0444);
 MODULE_PARM_DESC(max_timers_per_user, "Most live timers per user over all files (0: as many as fit in 10% of RAM)");
 
+/* Engine of the default wheel (and so of /dev/twheel): see design.rst. */
+static char *engine = "hier";
+module_param(engine, charp, 0444);
+MODULE_PARM_DESC(engine, "Engine of the default wheel and /dev/twheel: hier (Scheme 6 near + hierarchical far, default), scheme6 (pure hashed wheel) or lawn (Timer Lawn, a FIFO per duration)");
+
 static uint budget = 4096;
 module_param(budget, uint, 0444);
 MODULE_PARM_DESC(budget, "Most callbacks run per tick before deferring to a re-tick (>= 1, default 4096)");
 
 static int __init twheel_init(void)
 {
+	enum twheel_engine kind;
 	int ret;
 
+	for (kind = 0; kind < TWHEEL_NR_ENGINES; kind++)
+		if (sysfs_streq(engine, twheel_engine_name(kind)))
+			break;
+	if (kind == TWHEEL_NR_ENGINES) {
+		pr_err("engine=%s unknown (hier, scheme6 or lawn)\n", engine);
+		return -EINVAL;
+	}
 	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX) {
 		pr_err("tick_ns=%lu out of range [%llu, %llu]\n", tick_ns,
 		       TWHEEL_TICK_NS_MIN, TWHEEL_TICK_NS_MAX);
@@ -51,7 +64,7 @@ static int __init twheel_init(void)
 		return -EINVAL;
 	}
 
-	ret = twheel_facility_init(tick_ns, wheel_bits, budget);
+	ret = twheel_facility_init(tick_ns, wheel_bits, budget, kind);
 	if (ret)
 		return ret;
 
@@ -75,7 +88,8 @@ static void __exit twheel_exit(void)
 module_init(twheel_init);
 module_exit(twheel_exit);
 
-MODULE_DESCRIPTION("Hashed timing wheel timer facility (Varghese & Lauck Scheme 6)");
+MODULE_DESCRIPTION("Hashed timing wheel timer facility (Varghese & Lauck Scheme 6 near, Scheme 7 far; Timer Lawn)");
+MODULE_INFO(engines, "hier scheme6 lawn");
 MODULE_AUTHOR("twheel developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION("0.1.0");

@@ -11,7 +11,10 @@
 
 struct dentry;
 
-int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget);
+enum twheel_engine;
+
+int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
+			 enum twheel_engine engine);
 void twheel_facility_exit(void);
 
 struct twheel_timer;

@@ -18,8 +18,12 @@ struct twheel;
 
 /**
  * struct twheel_node - wheel linkage of a timer (private to twheel)
- * @entry: link in a wheel slot, or in the list of expired timers
+ * @entry: link in an engine's slot or FIFO, or in the list of expired
+ *         timers
  * @key:   absolute tick at whose end the timer fires
+ *
+ * Every engine finds what it needs from these two: the hierarchical one the
+ * level from the key and its clock, the Lawn a FIFO head from @entry.pprev.
  */
 struct twheel_node {
 	struct hlist_node entry;
@@ -71,7 +75,10 @@ enum twheel_mode {
  * @wakeups:   tick handler runs (hrtimer expiries)
  * @pending:   timers pending now
  * @tick_ns:   tick length
- * @slots:     number of slots
+ * @slots:     number of level-0 slots (FIFOs for the Lawn)
+ * @engine:    enum twheel_engine of the wheel
+ * @moves:     timers moved by cascades (hierarchical engine), or sorted
+ *             into a FIFO instead of appended (Lawn)
  */
 struct twheel_stats {
 	u64 armed;
@@ -83,6 +90,27 @@ struct twheel_stats {
 	u64 pending;
 	u64 tick_ns;
 	u64 slots;
+	u64 engine;
+	u64 moves;
+};
+
+/**
+ * enum twheel_engine - the data structure a wheel instance keeps timers in
+ * @TWHEEL_ENGINE_HIER:    Scheme 6 for the ticks of the current revolution,
+ *                         hierarchical levels (Scheme 7) above; the default
+ * @TWHEEL_ENGINE_SCHEME6: the pure hashed wheel: far timers share the slots
+ *                         of near ones (for timers all within a revolution)
+ * @TWHEEL_ENGINE_LAWN:    the Timer Lawn: a FIFO per timeout duration (for
+ *                         few distinct durations)
+ * @TWHEEL_NR_ENGINES:     number of engines
+ *
+ * Documentation/design.rst compares them.
+ */
+enum twheel_engine {
+	TWHEEL_ENGINE_HIER = 0,
+	TWHEEL_ENGINE_SCHEME6 = 1,
+	TWHEEL_ENGINE_LAWN = 2,
+	TWHEEL_NR_ENGINES
 };
 
 /* Limits of wheel parameters. */
@@ -93,6 +121,10 @@ struct twheel_stats {
 
 struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget);
+struct twheel *twheel_create_engine(u64 tick_ns, unsigned int bits,
+				    unsigned int budget,
+				    enum twheel_engine engine);
+const char *twheel_engine_name(enum twheel_engine engine);
 int twheel_destroy(struct twheel *wheel);
 struct twheel *twheel_default(void);
 

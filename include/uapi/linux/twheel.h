@@ -68,6 +68,14 @@
 #define TWHEEL_FEATURE_SLACK	(1ULL << 1)	/* slack in struct twheel_arm */
 #define TWHEEL_FEATURE_BATCH	(1ULL << 2)	/* TWHEEL_IOC_BATCH */
 #define TWHEEL_FEATURE_QUERY	(1ULL << 3)	/* TWHEEL_IOC_QUERY */
+/*
+ * The engine of the wheel the file's timers run on: exactly one of these is
+ * set.  Old programs ignore them; struct twheel_api keeps its size (ABI 1).
+ */
+#define TWHEEL_FEATURE_ENGINE_HIER	(1ULL << 4)	/* Scheme 6 + levels */
+#define TWHEEL_FEATURE_ENGINE_SCHEME6	(1ULL << 5)	/* pure hashed wheel */
+#define TWHEEL_FEATURE_ENGINE_LAWN	(1ULL << 6)	/* Timer Lawn */
+#define TWHEEL_FEATURE_ENGINE_MASK	(7ULL << 4)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)
@@ -75,7 +83,7 @@
  * @event_size: sizeof(struct twheel_event)
  * @features: TWHEEL_FEATURE_* bits
  * @tick_ns: tick length of the wheel the file's timers run on
- * @slots: number of slots of that wheel
+ * @slots: number of slots of that wheel (level 0; FIFOs for the Lawn)
  * @max_batch: most records one TWHEEL_IOC_BATCH accepts
  * @max_timers_per_fd: limit of live timers per file, in effect
  * @max_timers_per_user: limit of live timers per user over all files, in

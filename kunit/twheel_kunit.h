@@ -11,5 +11,7 @@
 
 /* The facility suite, defined in facility_kunit.c. */
 extern struct kunit_suite twheel_facility_suite;
+/* The engine suite, every engine against the model: engine_kunit.c. */
+extern struct kunit_suite twheel_engine_suite;
 
 #endif /* _TWHEEL_KUNIT_H */

@@ -1720,7 +1720,8 @@ static struct kunit_suite twheel_wheel_suite = {
 	.test_cases = twheel_wheel_cases,
 };
 
-kunit_test_suites(&twheel_wheel_suite, &twheel_facility_suite);
+kunit_test_suites(&twheel_wheel_suite, &twheel_engine_suite,
+		  &twheel_facility_suite);
 
-MODULE_DESCRIPTION("KUnit suites for twheel: the wheel and the facility");
+MODULE_DESCRIPTION("KUnit suites for twheel: the wheel, the engines and the facility");
 MODULE_LICENSE("GPL");

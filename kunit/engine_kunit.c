@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit suite for every engine behind src/engine.h (Scheme 6, hierarchical,
+ * Timer Lawn), against one reference model: an array of the keys the nodes
+ * must carry.  Each case runs once per engine (KUNIT_CASE_PARAM) and
+ * checks, after every advance:
+ *
+ *  - never early: every node handed out has key < @upto;
+ *  - exactly once, on time: after an advance that the cap did not stop, no
+ *    node with key < @upto is left, and no node is handed out twice or
+ *    after it was removed;
+ *  - the cap: a capped advance hands out exactly @max, leaves the clock
+ *    below @upto, and the next advance returns the rest first;
+ *  - next_key(bound) is the model's minimum (if <= bound) and
+ *    next_lower_bound() lies between the clock and that minimum.
+ *
+ * Plus cases for the hierarchical engine's cascades: across every level
+ * boundary, at 2^32 and next to 2^64, at most levels - 1 moves per node,
+ * none for a node range-placed on a bucket start, and one wakeup for a far
+ * timer.
+ *
+ * Randomised cases use a fixed xorshift seed; every loop is bounded so that
+ * each case stays well under 100 ms under TCG and KASAN.
+ */
+#include <kunit/test.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/twheel.h>
+
+#include "twheel_kunit.h"
+#include "engine.h"
+
+#define TWE_NODES	96
+
+struct twe {
+	struct kunit *test;
+	struct tw_engine e;
+	struct twheel_node nodes[TWE_NODES];
+	u64 key[TWE_NODES];
+	bool pending[TWE_NODES];
+	unsigned long hits[TWE_NODES];
+	unsigned long errors;
+	u64 rng;
+};
+
+static u64 twe_rand(struct twe *t)
+{
+	u64 x = t->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	t->rng = x;
+	return x;
+}
+
+static struct twe *twe_new(struct kunit *test, unsigned int bits, u64 clk)
+{
+	enum twheel_engine kind = *(const enum twheel_engine *)test->param_value;
+	struct twe *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	void *mem;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	mem = kunit_kzalloc(test, tw_engine_mem_size(kind, bits), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	t->test = test;
+	t->rng = 0x9e3779b97f4a7c15ULL;
+	tw_engine_init(&t->e, kind, mem, bits, clk);
+	for (i = 0; i < TWE_NODES; i++)
+		tw_node_init(&t->nodes[i]);
+	return t;
+}
+
+static u64 twe_clk(struct twe *t)
+{
+	return tw_engine_clk(&t->e);
+}
+
+static void twe_insert(struct twe *t, int i, u64 key)
+{
+	if (t->pending[i])
+		tw_engine_remove(&t->e, &t->nodes[i]);
+	tw_engine_insert(&t->e, &t->nodes[i], key);
+	t->key[i] = max(key, twe_clk(t));
+	t->pending[i] = true;
+	KUNIT_EXPECT_EQ(t->test, t->nodes[i].key, t->key[i]);
+}
+
+static void twe_remove(struct twe *t, int i)
+{
+	if (!t->pending[i])
+		return;
+	tw_engine_remove(&t->e, &t->nodes[i]);
+	t->pending[i] = false;
+	KUNIT_EXPECT_FALSE(t->test, tw_node_linked(&t->nodes[i]));
+}
+
+static u64 twe_min(struct twe *t)
+{
+	u64 best = TW_NO_TICK;
+	int i;
+
+	for (i = 0; i < TWE_NODES; i++)
+		if (t->pending[i])
+			best = min(best, t->key[i]);
+	return best;
+}
+
+/* The queries against the model. */
+static void twe_check_queries(struct twe *t)
+{
+	u64 min = twe_min(t), lb = tw_engine_next_lower_bound(&t->e);
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < TWE_NODES; i++)
+		n += t->pending[i];
+	KUNIT_EXPECT_EQ(t->test, tw_engine_count(&t->e), n);
+	KUNIT_EXPECT_EQ(t->test, tw_engine_next_key(&t->e, TW_NO_TICK), min);
+	if (min != TW_NO_TICK) {
+		KUNIT_EXPECT_EQ(t->test, tw_engine_next_key(&t->e, min), min);
+		KUNIT_EXPECT_EQ(t->test, tw_engine_next_key(&t->e, min - 1),
+				TW_NO_TICK);
+		KUNIT_EXPECT_GE(t->test, lb, twe_clk(t));
+	}
+	KUNIT_EXPECT_LE(t->test, lb, min);
+}
+
+/*
+ * Advance to @upto with cap @max and check the result against the model.
+ * Returns the number handed out.
+ */
+static unsigned int twe_advance(struct twe *t, u64 upto, unsigned int max)
+{
+	struct hlist_head expired = HLIST_HEAD_INIT;
+	struct twheel_node *node;
+	struct hlist_node *tmp;
+	u64 from = twe_clk(t), prev = 0;
+	unsigned int n, got = 0;
+	int i;
+
+	n = tw_engine_advance(&t->e, upto, max, &expired);
+	hlist_for_each_entry_safe(node, tmp, &expired, entry) {
+		i = node - t->nodes;
+		hlist_del_init(&node->entry);
+		got++;
+		if (!t->pending[i] || node->key >= upto) {
+			t->errors++;
+			continue;
+		}
+		/* Scheme 6 orders only within a revolution. */
+		if (t->e.kind != TWHEEL_ENGINE_SCHEME6 ||
+		    upto - from <= tw_engine_slots(&t->e))
+			KUNIT_EXPECT_GE(t->test, node->key, prev);
+		prev = node->key;
+		t->pending[i] = false;
+		t->hits[i]++;
+	}
+	KUNIT_EXPECT_EQ(t->test, got, n);
+	if (max)
+		KUNIT_EXPECT_LE(t->test, n, max);
+	if (!max || n < max) {
+		if (upto > from)
+			KUNIT_EXPECT_EQ(t->test, twe_clk(t), upto);
+		for (i = 0; i < TWE_NODES; i++)
+			if (t->pending[i] && t->key[i] < upto)
+				t->errors++;
+	} else {
+		KUNIT_EXPECT_LE(t->test, twe_clk(t), upto);
+	}
+	twe_check_queries(t);
+	return n;
+}
+
+static const enum twheel_engine twe_engines[] = {
+	TWHEEL_ENGINE_HIER, TWHEEL_ENGINE_SCHEME6, TWHEEL_ENGINE_LAWN,
+};
+
+static void twe_desc(const enum twheel_engine *e, char *desc)
+{
+	strscpy(desc, tw_engine_name(*e), KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twe, twe_engines, twe_desc);
+
+/*
+ * Random inserts, removes, moves and capped or uncapped advances of random
+ * length, from clocks at 0, below 2^32 and (not Scheme 6, which promises
+ * nothing near U64_MAX) near 2^64.
+ */
+static void twe_random(struct kunit *test, u64 clk0, u64 span)
+{
+	struct twe *t = twe_new(test, 4 + clk0 % 5, clk0);
+	unsigned int step;
+	int i;
+
+	for (step = 0; step < 3000; step++) {
+		u64 r = twe_rand(t), clk = twe_clk(t), room, d = r >> 40;
+
+		/* the clock at U64_MAX is the end of time: nothing can be due */
+		if (clk >= TW_NO_TICK - 1)
+			break;
+		room = TW_NO_TICK - 1 - clk;
+
+		i = r % TWE_NODES;
+		switch ((r >> 8) % 8) {
+		case 0:
+		case 1:
+		case 2:
+			d = (r >> 16) % 4 ? d % 64 : d % span;
+			twe_insert(t, i, clk + min(d, room));
+			break;
+		case 3:
+			twe_remove(t, i);
+			break;
+		default:
+			d = (r >> 16) % 3 ? d % 32 : d % (2 * span);
+			twe_advance(t, clk + min(d + 1, room + 1),
+				    (r >> 20) % 2 ? 1 + (r >> 24) % 4 : 0);
+			break;
+		}
+	}
+	/* Drain: everything fires exactly once, on time. */
+	while (tw_engine_count(&t->e))
+		twe_advance(t, tw_engine_next_key(&t->e, TW_NO_TICK) + 1, 0);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	for (i = 0; i < TWE_NODES; i++)
+		KUNIT_EXPECT_FALSE(test, t->pending[i]);
+}
+
+static void tw_engine_random_from_zero(struct kunit *test)
+{
+	twe_random(test, 0, 1 << 20);
+}
+
+static void tw_engine_random_across_2_32(struct kunit *test)
+{
+	twe_random(test, (1ULL << 32) - 3000, 1 << 16);
+}
+
+static void tw_engine_random_near_2_64(struct kunit *test)
+{
+	if (*(const enum twheel_engine *)test->param_value == TWHEEL_ENGINE_SCHEME6)
+		kunit_skip(test, "Scheme 6 keeps keys below 2^62");
+	twe_random(test, TW_NO_TICK - (1ULL << 22), 1ULL << 21);
+}
+
+/* The cap: batches of @max, the rest first, nothing lost or reordered. */
+static void tw_engine_advance_cap_in_batches(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 6, 100);
+	unsigned int total = 0, n;
+	int i;
+
+	for (i = 0; i < 40; i++)
+		twe_insert(t, i, 100 + i % 3);
+	for (i = 40; i < 60; i++)
+		twe_insert(t, i, 5000 + i);
+	do {
+		n = twe_advance(t, 103, 7);
+		total += n;
+	} while (n == 7);
+	KUNIT_EXPECT_EQ(test, total, 40U);
+	KUNIT_EXPECT_EQ(test, twe_clk(t), 103ULL);
+	twe_advance(t, 1 << 20, 0);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	KUNIT_EXPECT_EQ(test, tw_engine_count(&t->e), 0UL);
+}
+
+/* Keys next to U64_MAX fire when the last tick is over. */
+static void tw_engine_64bit_end_of_time(struct kunit *test)
+{
+	struct twe *t;
+
+	if (*(const enum twheel_engine *)test->param_value == TWHEEL_ENGINE_SCHEME6)
+		kunit_skip(test, "Scheme 6 keeps keys below 2^62");
+	t = twe_new(test, 4, 0);
+	twe_insert(t, 0, TW_NO_TICK - 1);
+	twe_insert(t, 1, TW_NO_TICK - 2);
+	twe_insert(t, 2, 1ULL << 63);
+	twe_insert(t, 3, 7);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 8, 0), 1U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 1ULL << 63, 0), 0U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, (1ULL << 63) + 1, 0), 1U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, TW_NO_TICK - 2, 0), 0U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, TW_NO_TICK - 1, 0), 1U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, TW_NO_TICK, 0), 1U);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+}
+
+static struct tw_hier *twe_hier(struct kunit *test, struct twe *t)
+{
+	if (t->e.kind != TWHEEL_ENGINE_HIER)
+		kunit_skip(test, "hierarchical engine only");
+	return &t->e.hier;
+}
+
+/*
+ * Keys just before, at and after every level boundary (and their
+ * neighbours), from a clock just below a level-0 block end, advanced tick
+ * by tick near each key and in jumps between: each fires at the first
+ * advance past its key, and moves at most levels - 1 times.
+ */
+static void tw_hier_cascade_across_level_boundaries(struct kunit *test)
+{
+	const unsigned int bits = 4;
+	struct twe *t = twe_new(test, bits, (1ULL << 32) - 5);
+	struct tw_hier *h = twe_hier(test, t);
+	u64 base = twe_clk(t);
+	unsigned int level, nr = 0;
+	int i;
+
+	for (level = 1; level <= h->levels && nr + 3 <= TWE_NODES; level++) {
+		unsigned int sh = bits + (level - 1) * TW_HIER_LVL_BITS;
+		u64 b = sh < 64 ? (base | ((1ULL << sh) - 1)) + 1 : 0;
+
+		if (!b || b >= TW_NO_TICK - 2)
+			continue;
+		twe_insert(t, nr++, b - 1);
+		twe_insert(t, nr++, b);
+		twe_insert(t, nr++, b + 1);
+	}
+	twe_check_queries(t);
+	while (tw_engine_count(&t->e)) {
+		u64 next = tw_engine_next_key(&t->e, TW_NO_TICK);
+		u64 clk = twe_clk(t);
+
+		/* tick by tick for the last few ticks before each key */
+		if (next - clk > 3)
+			twe_advance(t, next - 2, 0);
+		else
+			twe_advance(t, clk + 1, 0);
+	}
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, t->hits[i], 1UL);
+	KUNIT_EXPECT_LE(test, h->moves, (u64)nr * (h->levels - 1));
+	kunit_info(test, "%u keys at level boundaries, %llu moves\n", nr,
+		   h->moves);
+}
+
+/*
+ * next_lower_bound is the earliest key from the bitmaps and slot bounds: a
+ * far timer wakes its caller once, when due, and the advance that hands it
+ * out does its cascades (two here) on the way.
+ */
+static void tw_hier_next_lower_bound_far_timer_one_wakeup(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 8, 0);
+	struct tw_hier *h = twe_hier(test, t);
+
+	twe_insert(t, 0, 100000);
+	/* 100000 is on level 2 (2^14 .. 2^20): slot 6 of 2^14 ticks */
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[0]), 2);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 100000ULL);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_key(&t->e, TW_NO_TICK), 100000ULL);
+	twe_insert(t, 1, 200);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 200ULL);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 201, 0), 1U);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 100000ULL);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 100000, 0), 0U);
+	KUNIT_EXPECT_EQ(test, h->moves, 2ULL);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[0]), 0);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 100001, 0), 1U);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+}
+
+/*
+ * Range placement: a timer whose range covers a whole bucket of the level
+ * it lands on is put on the bucket's start and fires from there without a
+ * single move; one whose range does not may move.
+ */
+static void tw_hier_slack_bucket_start_never_cascades(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 6, 12345);
+	struct tw_hier *h = twe_hier(test, t);
+	unsigned int i, fixed = 0;
+
+	for (i = 0; i < 64; i++) {
+		u64 clk = twe_clk(t), lo = clk + 64 + twe_rand(t) % (1ULL << 30);
+		int lv = 1 + (fls64(lo ^ clk) - 1 - 6) / TW_HIER_LVL_BITS;
+		u64 g = 1ULL << (6 + (lv - 1) * TW_HIER_LVL_BITS);
+		u64 hi = lo + 2 * g - 1, key = tw_engine_pick_key(&t->e, lo, hi);
+
+		/* [lo, hi] covers a whole bucket of lo's level */
+		twe_insert(t, i, key);
+		lv = tw_hier_node_level(h, &t->nodes[i]);
+		KUNIT_EXPECT_GE(test, key, lo);
+		KUNIT_EXPECT_LE(test, key, hi);
+		if (lv && !(key & ((1ULL << (6 + (lv - 1) * TW_HIER_LVL_BITS)) - 1)))
+			fixed++;
+	}
+	/* fire them all one tick after their keys, as a tick handler does */
+	while (tw_engine_count(&t->e)) {
+		u64 moves = h->moves;
+
+		twe_advance(t, tw_engine_next_lower_bound(&t->e) + 1, 0);
+		KUNIT_EXPECT_GE(test, h->moves, moves);
+	}
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	KUNIT_EXPECT_EQ(test, fixed, 64U);
+	KUNIT_EXPECT_EQ(test, h->moves, 0ULL);
+}
+
+static struct kunit_case twheel_engine_cases[] = {
+	KUNIT_CASE_PARAM(tw_engine_random_from_zero, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_engine_random_across_2_32, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_engine_random_near_2_64, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_engine_advance_cap_in_batches, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_engine_64bit_end_of_time, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_cascade_across_level_boundaries, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_next_lower_bound_far_timer_one_wakeup, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_slack_bucket_start_never_cascades, twe_gen_params),
+	{}
+};
+
+struct kunit_suite twheel_engine_suite = {
+	.name = "twheel_engine",
+	.test_cases = twheel_engine_cases,
+};

@@ -16,7 +16,7 @@
 #   make demo         boot stock 6.1, load twheel, run a million timers
 #                     through /dev/twheel (twheelctl demo)
 #   make bench        benchmarks (Documentation/benchmarks.rst)
-#   make fuzz         libFuzzer on the userspace build of src/wheel.c
+#   make fuzz         libFuzzer on the userspace build of the engines
 #                     (FUZZ_SECONDS, default 60)
 #   make robust       ioctl fuzzer, stress and lifecycle plans in stock 6.1
 #                     and debug VMs (Documentation/robustness.rst); the
@@ -84,7 +84,7 @@ bench:
 
 fuzz:
 	@scripts/deps.sh lint
-	@$(MAKE) --no-print-directory -C tools/wheel-fuzz fuzz
+	@$(MAKE) --no-print-directory -C tools/testing/twheel fuzz
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi

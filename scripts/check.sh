@@ -13,7 +13,9 @@
 #   kunit       make kunit (debug VM)
 #   kcsan       make kcsan (KUnit, ioctl fuzzer and stress in kcsan VMs)
 #   tools       libtwheel's unit test and export check (no kernel)
-#   wheel-fuzz  src/wheel.c built in userspace: corpus replay + 10 s of libFuzzer
+#   wheel-fuzz  the engines built in userspace (tools/testing/twheel): corpus
+#               replay and 10 s of libFuzzer on every engine, a seconds-long
+#               native benchmark run
 #   bench-smoke seconds-long benchmark run in a stock 6.1 VM
 # A failing step does not stop the later ones, so one run shows every
 # problem.  Prints per-step timings; the last line is the total
@@ -45,7 +47,7 @@ step robust make --no-print-directory robust
 step kunit make --no-print-directory kunit
 step kcsan make --no-print-directory kcsan
 step tools make --no-print-directory -C tools check
-step wheel-fuzz make --no-print-directory -C tools/wheel-fuzz smoke
+step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 step bench-smoke make --no-print-directory -C bench smoke
 
 echo

@@ -31,7 +31,7 @@ BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev)
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
-# wheel (tools/wheel-fuzz).
+# engines (tools/testing/twheel).
 # linux-headers-rt-amd64: the PREEMPT_RT build of the modules (the RT
 # branches of src/facility.c compile nowhere else).
 LINT=(sparse perl shellcheck clang libclang-rt-14-dev linux-headers-rt-amd64)

@@ -68,9 +68,9 @@ lint_checkpatch() {
 		'src/*.[ch]' 'include/*.[ch]' 'kunit/*.[ch]' 'samples/*.[ch]' || rc=1
 	checkpatch_files LINUX_VERSION_CODE,PREFER_KERNEL_TYPES,CAMELCASE \
 		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' \
-		':!tools/wheel-fuzz/shim' || rc=1
-	checkpatch_files PREFER_KERNEL_TYPES,MACRO_ARG_REUSE \
-		'tools/wheel-fuzz/shim/*.h' || rc=1
+		':!tools/testing/twheel/shim' || rc=1
+	checkpatch_files PREFER_KERNEL_TYPES \
+		'tools/testing/twheel/shim/linux/*.h' || rc=1
 	return "$rc"
 }
 

@@ -2,7 +2,7 @@
 /*
  * Stand-ins for the two kernel headers that include/linux/twheel.h needs
  * and the kernel tree's tools/include lacks, for the userspace build of
- * src/wheel.c (bench/profile/run.sh).
+ * the engines (tools/testing/twheel).
  */
 #ifndef _SHIM_LINUX_KTIME_H
 #define _SHIM_LINUX_KTIME_H

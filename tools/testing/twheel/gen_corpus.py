@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Write the seed corpus of fuzz_wheel (deterministic: same bytes every run).
+"""Write the seed corpus of fuzz_engines (deterministic: same bytes every run).
 
-Input layout (see fuzz_wheel.c): [bits] [clk mode] [clk bytes] then ops,
+Input layout (see fuzz_engines.c; every input runs on every engine): [bits] [clk mode] [clk bytes] then ops,
 each an opcode byte (op % 10: 0-2 insert, 3 remove, 4 re-insert,
 5-7 advance, 8 next_key, 9 pick_key) followed by its argument bytes.
 Usage: gen_corpus.py [DIR]   (default: corpus/ next to this script)

@@ -7,10 +7,10 @@
 # a 32 KiB L1 and an 8 MiB last-level cache.
 # Writes build/bench/profile/callgrind.txt and prints a summary.
 #
-# Usage: bench/profile/run.sh [N...]     (default: 1000 10000 100000 1000000)
+# Usage: tools/testing/twheel/profile.sh [N...]     (default: 1000 10000 100000 1000000)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+root=$(cd "$here/../../.." && pwd)
 out=${TWHEEL_BUILD:-$root/build}/bench/profile
 mkdir -p "$out"
 command -v valgrind >/dev/null || { echo "valgrind missing: apt-get install valgrind" >&2; exit 1; }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * replay - run fuzz_wheel's LLVMFuzzerTestOneInput() over the files (or
+ * replay - run fuzz_engines' LLVMFuzzerTestOneInput() over the files (or
  * the files in the directories) named on the command line, without
  * libFuzzer: for gcc builds and corpus replay.  A violation abort()s;
  * otherwise prints "N passed" and exits 0.

@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fuzz_engines - differential fuzz target for the pure engines (src/wheel.c,
+ * src/hier.c, src/lawn.c through src/engine.h), built unchanged in
+ * userspace against the kernel tree's tools/include.
+ *
+ * Every input is run once per engine.  Input bytes:  [bits] [clk mode]
+ * [clk bytes...] then a stream of operations, each an opcode byte followed
+ * by its argument bytes; a short input reads as zeros.  The operations act
+ * on a pool of NODES nodes and a reference model (per node: linked?, key).
+ * After every operation the engine is checked against the model and its
+ * own invariants; any violation prints what broke and abort()s.
+ *
+ * Checked for every engine (the contract of engine.h):
+ *  - never early: every node handed out by an advance has key < upto;
+ *  - exactly once: a handed-out node was linked in the model, and is
+ *    handed out once (it then leaves the model);
+ *  - nothing lost: after an advance that did not hit its cap, no model
+ *    node with key < upto remains and clk == upto;
+ *  - a capped advance returns exactly the cap and leaves clk <= upto;
+ *  - order: keys come out non-decreasing (Scheme 6: within an advance
+ *    spanning at most one revolution), after whatever @expired held;
+ *  - count and linked-ness agree with the model; every key >= clk;
+ *  - next_key(bound) == model minimum if <= bound, else TW_NO_TICK;
+ *  - next_lower_bound() <= model minimum and >= clk (TW_NO_TICK when
+ *    empty); exact for the Lawn;
+ *  - pick_key(lo, hi) in [lo, hi], with the most trailing zeros and the
+ *    latest such; brute force over small ranges.
+ * And per engine, its structure: Scheme 6 slots, bitmap and slot bounds;
+ * the hierarchical engine's level/slot of every node (level 0 less than a
+ * revolution ahead, upper levels by the highest bit differing from the
+ * clock), bitmaps and summary,
+ * no occupied slot at or behind the clock, a node never moving up a level
+ * (so at most levels - 1 moves), and a node placed on a bucket start never
+ * cascading; the Lawn's sorted FIFOs, sentinels and heap.
+ *
+ * Scheme 6 keys are kept below 2^62 (it promises nothing near U64_MAX);
+ * the others use the whole range up to U64_MAX - 1 (U64_MAX is "no tick").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/bitops.h>
+#include <linux/kernel.h>
+
+#include "engine.h"
+
+#define NODES		64
+#define MAX_BITS	10
+#define MAX_OPS		4096
+
+/*
+ * The checkers walk every slot after most operations; their own branches
+ * are no coverage worth steering by, and instrumenting them costs most of
+ * the run time.  (gcc builds have no coverage instrumentation anyway.)
+ */
+#if defined(__clang__) && __clang_major__ >= 13
+#define NO_COVERAGE __attribute__((no_sanitize("coverage")))
+#else
+#define NO_COVERAGE
+#endif
+
+struct input {
+	const unsigned char *p;
+	size_t left;
+};
+
+static unsigned int get8(struct input *in)
+{
+	if (!in->left)
+		return 0;
+	in->left--;
+	return *in->p++;
+}
+
+static u64 getn(struct input *in, int bytes)
+{
+	u64 v = 0;
+
+	while (bytes--)
+		v = (v << 8) | get8(in);
+	return v;
+}
+
+struct model {
+	bool linked;
+	bool fixed;	/* hier: placed on a bucket start, must not move */
+	int level;	/* hier: level at the last full check */
+	u64 key;
+};
+
+static struct tw_engine E;
+static unsigned long mem[(1 << MAX_BITS) * 8 + 4096];
+static struct twheel_node pool[NODES];
+static struct model m[NODES];
+static struct twheel_node sentinel[2];
+static unsigned int op_no;
+static u64 key_limit;
+
+#define CLK	tw_engine_clk(&E)
+#define COUNT	tw_engine_count(&E)
+
+#define FAIL(fmt, ...) do {						\
+	fprintf(stderr, "wheel-fuzz: %s: op %u: " fmt			\
+		" (slots %llu clk %llu count %lu)\n",			\
+		tw_engine_name(E.kind), op_no, ##__VA_ARGS__,		\
+		(unsigned long long)tw_engine_slots(&E),		\
+		(unsigned long long)CLK, COUNT);			\
+	abort();							\
+} while (0)
+
+static u64 cap(u64 v)
+{
+	return v < key_limit ? v : key_limit - 1;
+}
+
+/* a + b, saturated to the key limit */
+static u64 add(u64 a, u64 b)
+{
+	return a + b < a ? key_limit - 1 : cap(a + b);
+}
+
+static int node_index(const struct twheel_node *node)
+{
+	if (node < pool || node >= pool + NODES)
+		return -1;
+	return (int)(node - pool);
+}
+
+NO_COVERAGE static u64 model_min(void)
+{
+	u64 best = TW_NO_TICK;
+	int i;
+
+	for (i = 0; i < NODES; i++)
+		if (m[i].linked && m[i].key < best)
+			best = m[i].key;
+	return best;
+}
+
+/* One node found on a list of the engine: a pending pool node, once. */
+NO_COVERAGE static int check_node(const struct twheel_node *node, bool *seen,
+				  const char *where, u64 s)
+{
+	int i = node_index(node);
+
+	if (i < 0)
+		FAIL("foreign node %p in %s %llu", (void *)node, where,
+		     (unsigned long long)s);
+	if (seen[i])
+		FAIL("node %d linked twice (%s %llu)", i, where,
+		     (unsigned long long)s);
+	seen[i] = true;
+	if (!m[i].linked)
+		FAIL("node %d in %s %llu but not pending in the model", i,
+		     where, (unsigned long long)s);
+	if (node->key != m[i].key)
+		FAIL("node %d key %llu, model %llu", i,
+		     (unsigned long long)node->key,
+		     (unsigned long long)m[i].key);
+	if (node->key < CLK)
+		FAIL("node %d key %llu below clk", i,
+		     (unsigned long long)node->key);
+	return i;
+}
+
+/*
+ * Scheme 6: one slot against the model: every node in it is in the right
+ * slot and not below the slot's bound; the occupied bit says whether the
+ * slot is non-empty.  Returns its length.
+ */
+NO_COVERAGE static unsigned long check_slot(u64 s, bool *seen)
+{
+	struct tw_wheel *w = &E.wheel;
+	u64 mask = tw_wheel_size(w) - 1;
+	struct twheel_node *node;
+	unsigned long len = 0;
+	int i;
+
+	hlist_for_each_entry(node, &w->slots[s], entry) {
+		i = check_node(node, seen, "slot", s);
+		if ((node->key & mask) != s)
+			FAIL("node %d key %llu in wrong slot %llu", i,
+			     (unsigned long long)node->key,
+			     (unsigned long long)s);
+		if (node->key < w->low[s])
+			FAIL("node %d key %llu below slot %llu's bound %llu", i,
+			     (unsigned long long)node->key,
+			     (unsigned long long)s,
+			     (unsigned long long)w->low[s]);
+		if (len++ > NODES)
+			FAIL("slot %llu list loops", (unsigned long long)s);
+	}
+	if (!!len != test_bit(s, w->occupied))
+		FAIL("slot %llu has %lu nodes but occupied bit %d",
+		     (unsigned long long)s, len, (int)test_bit(s, w->occupied));
+	return len;
+}
+
+NO_COVERAGE static unsigned long check_wheel(bool *seen)
+{
+	struct tw_wheel *w = &E.wheel;
+	u64 size = tw_wheel_size(w), s;
+	unsigned long total = 0;
+
+	for (s = 0; s < size; s++)
+		total += check_slot(s, seen);
+	for (s = size; s < BITS_TO_LONGS(size) * BITS_PER_LONG; s++)
+		if (test_bit(s, w->occupied))
+			FAIL("occupied bit %llu beyond the wheel",
+			     (unsigned long long)s);
+	return total;
+}
+
+/* The upper level the highest bit where @key and the clock differ picks. */
+static int xor_level(const struct tw_hier *h, u64 key)
+{
+	u64 diff = key ^ h->clk;
+
+	if (!(diff >> h->bits))
+		return 0;
+	return 1 + (fls64(diff) - 1 - h->bits) / TW_HIER_LVL_BITS;
+}
+
+NO_COVERAGE static unsigned long check_hier(bool *seen)
+{
+	struct tw_hier *h = &E.hier;
+	u64 size = 1ULL << h->bits, mask = size - 1, s;
+	unsigned long total = 0, words = BITS_TO_LONGS(size), wi;
+	struct twheel_node *node;
+	unsigned int level;
+	int i;
+
+	for (s = 0; s < size; s++) {
+		unsigned long len = 0;
+
+		hlist_for_each_entry(node, &h->l0[s], entry) {
+			i = check_node(node, seen, "level-0 slot", s);
+			if ((node->key & mask) != s ||
+			    (node->key - h->clk) >> h->bits)
+				FAIL("node %d key %llu in level-0 slot %llu", i,
+				     (unsigned long long)node->key,
+				     (unsigned long long)s);
+			if (tw_hier_node_level(h, node))
+				FAIL("node %d level-0 but level says %d", i,
+				     tw_hier_node_level(h, node));
+			if (len++ > NODES)
+				FAIL("level-0 slot list loops");
+		}
+		if (!!len != test_bit(s, h->l0_map))
+			FAIL("level-0 slot %llu: %lu nodes, bit %d",
+			     (unsigned long long)s, len,
+			     (int)test_bit(s, h->l0_map));
+		total += len;
+	}
+	for (wi = 0; wi < BITS_TO_LONGS(words) * BITS_PER_LONG; wi++)
+		if (test_bit(wi, h->l0_sum) != (wi < words && h->l0_map[wi]))
+			FAIL("summary bit %lu wrong", wi);
+	for (level = 1; level <= TW_HIER_MAX_UP; level++) {
+		unsigned int sh = h->bits + (level - 1) * TW_HIER_LVL_BITS;
+		u64 cur = sh < 64 ? (h->clk >> sh) & (TW_HIER_LVL_SIZE - 1) : 0;
+
+		for (s = 0; s < TW_HIER_LVL_SIZE; s++) {
+			struct hlist_head *head =
+				&h->up[(level - 1) * TW_HIER_LVL_SIZE + s];
+			unsigned long len = 0;
+
+			hlist_for_each_entry(node, head, entry) {
+				i = check_node(node, seen, "upper slot",
+					       level * 100 + s);
+				if (level > h->levels)
+					FAIL("node %d on unused level %u", i, level);
+				if (xor_level(h, node->key) != (int)level ||
+				    ((node->key >> sh) & (TW_HIER_LVL_SIZE - 1)) != s)
+					FAIL("node %d key %llu on level %u slot %llu, not %d",
+					     i, (unsigned long long)node->key, level,
+					     (unsigned long long)s,
+					     xor_level(h, node->key));
+				if (len++ > NODES)
+					FAIL("upper slot list loops");
+			}
+			if (!!len != !!(h->up_map[level - 1] & BIT_ULL(s)))
+				FAIL("level %u slot %llu: %lu nodes, bit wrong",
+				     level, (unsigned long long)s, len);
+			if (len && s <= cur)
+				FAIL("level %u slot %llu occupied at or behind the clock's %llu",
+				     level, (unsigned long long)s,
+				     (unsigned long long)cur);
+			total += len;
+		}
+	}
+	/* Levels only go down, and a node on its bucket start stays put. */
+	for (i = 0; i < NODES; i++) {
+		int lv;
+
+		if (!m[i].linked)
+			continue;
+		lv = tw_hier_node_level(h, &pool[i]);
+		if (lv > m[i].level)
+			FAIL("node %d moved up from level %d to %d", i,
+			     m[i].level, lv);
+		if (m[i].fixed && lv != m[i].level)
+			FAIL("node %d on a bucket start (key %llu) cascaded from level %d to %d",
+			     i, (unsigned long long)m[i].key, m[i].level, lv);
+		m[i].level = lv;
+	}
+	return total;
+}
+
+NO_COVERAGE static unsigned long check_lawn(bool *seen)
+{
+	struct tw_lawn *l = &E.lawn;
+	unsigned int qi, nq = 1U << l->qbits, nonempty = 0, p;
+	unsigned long total = 0;
+
+	for (qi = 0; qi < nq; qi++) {
+		struct tw_lawn_q *q = &l->q[qi];
+		struct hlist_node *pos;
+		u64 prev = 0;
+		unsigned long len = 0;
+
+		for (pos = q->head.first; pos != &q->end.entry; pos = pos->next) {
+			struct twheel_node *node =
+				hlist_entry(pos, struct twheel_node, entry);
+			int i;
+
+			if (!pos)
+				FAIL("FIFO %u lost its sentinel", qi);
+			i = check_node(node, seen, "FIFO", qi);
+			if (node->key < prev)
+				FAIL("FIFO %u unsorted: key %llu after %llu (node %d)",
+				     qi, (unsigned long long)node->key,
+				     (unsigned long long)prev, i);
+			prev = node->key;
+			if (len++ > NODES)
+				FAIL("FIFO %u loops", qi);
+		}
+		if (q->end.entry.next)
+			FAIL("FIFO %u sentinel not last", qi);
+		if (len) {
+			nonempty++;
+			if (q->pos >= l->nr_heap || l->heap[q->pos] != qi)
+				FAIL("FIFO %u not in the heap", qi);
+		}
+		total += len;
+	}
+	if (nonempty != l->nr_heap)
+		FAIL("%u non-empty FIFOs, heap holds %u", nonempty, l->nr_heap);
+	for (p = 1; p < l->nr_heap; p++) {
+		u64 kp = hlist_entry(l->q[l->heap[(p - 1) / 2]].head.first,
+				     struct twheel_node, entry)->key;
+		u64 kc = hlist_entry(l->q[l->heap[p]].head.first,
+				     struct twheel_node, entry)->key;
+
+		if (kc < kp)
+			FAIL("heap order broken at %u", p);
+	}
+	return total;
+}
+
+/* Count and linked-ness of every node against the model. */
+NO_COVERAGE static void check_nodes(const bool *seen)
+{
+	unsigned long linked = 0;
+	int i;
+
+	for (i = 0; i < NODES; i++) {
+		if (m[i].linked)
+			linked++;
+		if (seen && m[i].linked != seen[i])
+			FAIL("node %d pending in model %d, found in engine %d", i,
+			     m[i].linked, seen[i]);
+		if (tw_node_linked(&pool[i]) != m[i].linked)
+			FAIL("node %d tw_node_linked %d, model %d", i,
+			     tw_node_linked(&pool[i]), m[i].linked);
+	}
+	if (linked != COUNT)
+		FAIL("count %lu, model %lu", COUNT, linked);
+}
+
+/* Full consistency check of the engine against the model. */
+NO_COVERAGE static void check_engine(void)
+{
+	bool seen[NODES] = { false };
+	unsigned long total;
+
+	switch (E.kind) {
+	case TWHEEL_ENGINE_SCHEME6:
+		total = check_wheel(seen);
+		break;
+	case TWHEEL_ENGINE_LAWN:
+		total = check_lawn(seen);
+		break;
+	default:
+		total = check_hier(seen);
+		break;
+	}
+	if (total != COUNT)
+		FAIL("count %lu, lists hold %lu", COUNT, total);
+	check_nodes(seen);
+}
+
+/* A key relative to the clock, in the shapes that stress the engines. */
+static u64 pick_insert_key(struct input *in)
+{
+	u64 size = tw_engine_slots(&E), clk = CLK, back;
+	unsigned int sel = get8(in);
+	int other;
+
+	switch (sel % 8) {
+	case 0:		/* near future (or now) */
+		return add(clk, get8(in));
+	case 1:		/* past: clamped to clk */
+		back = get8(in) + 1;
+		return back > clk ? 0 : clk - back;
+	case 2:		/* exact multiples of the span */
+		return add(clk, size * (get8(in) % 5));
+	case 3:		/* a revolution or more out, off the slot of clk */
+		return add(clk, size * (1 + get8(in) % 4) + get8(in) % size);
+	case 4:		/* far future, beyond 2^32 ticks, or a power of two */
+		if (sel & 0x80)
+			return cap(1ULL << (get8(in) % 64));
+		return add(clk, (1ULL << 32) + getn(in, 4));
+	case 5:		/* a bucket start of a random level */
+		if (sel & 0x80)
+			return add(clk, getn(in, 2)) & ~((1ULL << (get8(in) % 40)) - 1);
+		return add(clk, getn(in, 2));
+	case 6:		/* absolute, anywhere (often in the past) */
+		return cap(getn(in, (sel & 0x80) ? 8 : 6));
+	default:	/* share a key (or its slot) with another node */
+		other = get8(in) % NODES;
+		if (m[other].linked)
+			return add(m[other].key, size * (sel / 8 % 3));
+		return clk;
+	}
+}
+
+static void do_insert(struct twheel_node *node, int i, u64 key)
+{
+	tw_engine_insert(&E, node, key);
+	m[i].linked = true;
+	m[i].key = key < CLK ? CLK : key;
+	m[i].level = 0;
+	m[i].fixed = false;
+	if (E.kind == TWHEEL_ENGINE_HIER) {
+		int lv = tw_hier_node_level(&E.hier, node);
+		unsigned int sh = E.hier.bits + (lv - 1) * TW_HIER_LVL_BITS;
+
+		m[i].level = lv;
+		m[i].fixed = lv && !(m[i].key & ((1ULL << sh) - 1));
+	}
+}
+
+static void do_remove(struct twheel_node *node, int i)
+{
+	tw_engine_remove(&E, node);
+	m[i].linked = false;
+	if (tw_node_linked(node))
+		FAIL("node %d still linked after remove", i);
+}
+
+static void op_advance(struct input *in)
+{
+	u64 size = tw_engine_slots(&E), from = CLK, upto, step = 0, prev;
+	unsigned int sel = get8(in), capb = get8(in), max, n, got = 0;
+	struct hlist_head expired = HLIST_HEAD_INIT;
+	struct hlist_node *pos;
+	int sentinels = (sel & 0x80) ? 1 + !!(sel & 0x40) : 0;
+	bool sorted = E.kind != TWHEEL_ENGINE_SCHEME6;
+	int i;
+
+	switch (sel % 8) {
+	case 0:
+	case 1:
+		step = 1;
+		break;
+	case 2:
+		step = get8(in);
+		break;
+	case 3:		/* more than one revolution */
+		step = size + 1 + getn(in, 2);
+		break;
+	case 4:		/* huge */
+		step = (getn(in, 4) + 1) << (get8(in) % 24);
+		break;
+	case 5:		/* to the next slot-0 boundary, or a few after */
+		step = size - (from & (size - 1)) + get8(in) % 3;
+		break;
+	case 6:		/* exactly one revolution, or to the end of time */
+		step = (sel & 0x20) ? TW_NO_TICK - from : size;
+		break;
+	default:	/* to just past the earliest pending key */
+		prev = model_min();
+		step = prev == TW_NO_TICK ? 0 : prev - from + 1 + get8(in) % 2;
+		break;
+	}
+	upto = from + step < from ? TW_NO_TICK : from + step;
+	if (E.kind == TWHEEL_ENGINE_SCHEME6)
+		upto = cap(upto);
+	max = (capb & 0x80) ? 1 + capb % 16 : 0;
+
+	/* Entries already on @expired must stay first. */
+	for (i = sentinels - 1; i >= 0; i--) {
+		INIT_HLIST_NODE(&sentinel[i].entry);
+		hlist_add_head(&sentinel[i].entry, &expired);
+	}
+	/* A bucket start that an advance stops on is moved to level 0. */
+	for (i = 0; i < NODES; i++)
+		if (m[i].linked && m[i].key == upto)
+			m[i].fixed = false;
+
+	n = tw_engine_advance(&E, upto, max, &expired);
+
+	pos = expired.first;
+	for (i = 0; i < sentinels; i++) {
+		if (pos != &sentinel[i].entry)
+			FAIL("advance did not append after the existing entries");
+		pos = pos->next;
+	}
+	prev = 0;
+	while (pos) {
+		struct twheel_node *node = hlist_entry(pos, struct twheel_node, entry);
+		struct hlist_node *next = pos->next;
+
+		i = node_index(node);
+		if (i < 0)
+			FAIL("advance handed out a foreign node");
+		if (!m[i].linked)
+			FAIL("node %d handed out but not pending (twice?)", i);
+		if (node->key != m[i].key)
+			FAIL("node %d handed out with key %llu, model %llu", i,
+			     (unsigned long long)node->key,
+			     (unsigned long long)m[i].key);
+		if (node->key >= upto)
+			FAIL("early fire: node %d key %llu handed out by advance to %llu",
+			     i, (unsigned long long)node->key,
+			     (unsigned long long)upto);
+		if ((sorted || upto - from <= size) && node->key < prev)
+			FAIL("out of order: key %llu after %llu",
+			     (unsigned long long)node->key,
+			     (unsigned long long)prev);
+		prev = node->key;
+		m[i].linked = false;
+		got++;
+		if (got > NODES)
+			FAIL("expired list loops");
+		pos = next;
+	}
+	if (got != n)
+		FAIL("advance returned %u, expired list holds %u", n, got);
+	if (max && n > max)
+		FAIL("advance handed out %u, cap %u", n, max);
+	if (upto < CLK)
+		FAIL("clk %llu past upto %llu", (unsigned long long)CLK,
+		     (unsigned long long)upto);
+	if (from > CLK && upto > from)
+		FAIL("clk went back from %llu", (unsigned long long)from);
+	if (!max || n < max) {
+		if (upto > from && CLK != upto)
+			FAIL("uncapped advance left clk below upto %llu",
+			     (unsigned long long)upto);
+		for (i = 0; i < NODES; i++)
+			if (m[i].linked && m[i].key < upto)
+				FAIL("lost: node %d key %llu still pending after advance to %llu",
+				     i, (unsigned long long)m[i].key,
+				     (unsigned long long)upto);
+	}
+	/* A capped cascade leaves the due rest on level 0. */
+	if (max && n == max)
+		for (i = 0; i < NODES; i++)
+			if (m[i].linked && m[i].key == CLK)
+				m[i].fixed = false;
+	/* The caller owns the handed-out nodes: unlink them for reuse. */
+	for (i = 0; i < NODES; i++)
+		if (!m[i].linked && !hlist_unhashed(&pool[i].entry))
+			hlist_del_init(&pool[i].entry);
+	for (i = 0; i < sentinels; i++)
+		hlist_del_init(&sentinel[i].entry);
+}
+
+static void op_next_key(struct input *in)
+{
+	u64 min = model_min(), bound, got, want;
+
+	switch (get8(in) % 6) {
+	case 0:
+		bound = add(CLK, get8(in));
+		break;
+	case 1:
+		bound = min;
+		break;
+	case 2:
+		bound = min == TW_NO_TICK ? 0 : min - 1;
+		break;
+	case 3:
+		bound = TW_NO_TICK;
+		break;
+	case 4:
+		bound = add(CLK, getn(in, 5));
+		break;
+	default:
+		bound = add(CLK, tw_engine_slots(&E) * (get8(in) % 4));
+		break;
+	}
+	got = tw_engine_next_key(&E, bound);
+	want = min <= bound ? min : TW_NO_TICK;
+	if (got != want)
+		FAIL("next_key(%llu) = %llu, model wants %llu",
+		     (unsigned long long)bound, (unsigned long long)got,
+		     (unsigned long long)want);
+
+	got = tw_engine_next_lower_bound(&E);
+	if (got > min)
+		FAIL("next_lower_bound %llu above the earliest key %llu",
+		     (unsigned long long)got, (unsigned long long)min);
+	if (min != TW_NO_TICK && got < CLK)
+		FAIL("next_lower_bound %llu below clk", (unsigned long long)got);
+	if (E.kind == TWHEEL_ENGINE_LAWN && got != min)
+		FAIL("lawn next_lower_bound %llu not exact (%llu)",
+		     (unsigned long long)got, (unsigned long long)min);
+}
+
+static int tz(u64 x)
+{
+	return x ? __builtin_ctzll(x) : 64;
+}
+
+static void op_pick_key(struct input *in)
+{
+	unsigned int sel = get8(in);
+	u64 lo, hi, r, t, best;
+	int z;
+
+	switch (sel % 4) {
+	case 0:
+		lo = get8(in);
+		break;
+	case 1:
+		lo = CLK;
+		break;
+	case 2:
+		lo = getn(in, 8);
+		break;
+	default:
+		lo = getn(in, 3) << (get8(in) % 48);
+		break;
+	}
+	hi = lo + ((sel & 0x40) ? getn(in, 8) : get8(in) * (get8(in) + 1));
+	if (hi < lo)
+		hi = TW_NO_TICK;
+
+	r = tw_wheel_pick_key(lo, hi);
+	if (r < lo || r > hi)
+		FAIL("pick_key(%llu, %llu) = %llu outside the range",
+		     (unsigned long long)lo, (unsigned long long)hi,
+		     (unsigned long long)r);
+	/* Exact check for any range: no tick in range with more zeros... */
+	z = tz(r);
+	if (z < 63) {
+		u64 unit = 1ULL << (z + 1);
+		u64 next = (lo + unit - 1) & ~(unit - 1);	/* first multiple >= lo */
+
+		if (next >= lo && next <= hi)
+			FAIL("pick_key(%llu, %llu) = %llu, but %llu has more trailing zeros",
+			     (unsigned long long)lo, (unsigned long long)hi,
+			     (unsigned long long)r, (unsigned long long)next);
+	}
+	/* ...and none later with as many. */
+	if (z < 64 && r + (1ULL << z) > r && r + (1ULL << z) <= hi)
+		FAIL("pick_key(%llu, %llu) = %llu, but %llu is later and as round",
+		     (unsigned long long)lo, (unsigned long long)hi,
+		     (unsigned long long)r,
+		     (unsigned long long)(r + (1ULL << z)));
+	/* Brute force over small ranges. */
+	if (hi - lo <= 4096) {
+		best = lo;
+		for (t = lo;; t++) {
+			if (tz(t) >= tz(best))
+				best = t;
+			if (t == hi)
+				break;
+		}
+		if (best != r)
+			FAIL("pick_key(%llu, %llu) = %llu, brute force %llu",
+			     (unsigned long long)lo, (unsigned long long)hi,
+			     (unsigned long long)r, (unsigned long long)best);
+	}
+}
+
+static void run(enum twheel_engine kind, const unsigned char *data,
+		size_t size)
+{
+	struct input in = { data, size };
+	unsigned int bits = 4 + get8(&in) % (MAX_BITS - 4 + 1);
+	u64 clk;
+	int i;
+
+	key_limit = kind == TWHEEL_ENGINE_SCHEME6 ? BIT_ULL(62) : TW_NO_TICK;
+	switch (get8(&in) % 6) {
+	case 0:
+		clk = 0;
+		break;
+	case 1:
+		clk = getn(&in, 2);
+		break;
+	case 2:
+		clk = getn(&in, 5);
+		break;
+	case 3:
+		clk = (1ULL << 40) - getn(&in, 1) - 1;
+		break;
+	case 4:		/* just below 2^32 */
+		clk = (1ULL << 32) - getn(&in, 1) - 1;
+		break;
+	default:	/* just below 2^64 */
+		clk = cap(TW_NO_TICK - getn(&in, 2) - 1);
+		break;
+	}
+	clk = cap(clk);
+	op_no = 0;
+	if (tw_engine_mem_size(kind, bits) > sizeof(mem))
+		FAIL("engine needs %zu bytes", tw_engine_mem_size(kind, bits));
+	tw_engine_init(&E, kind, mem, bits, clk);
+	for (i = 0; i < NODES; i++) {
+		tw_node_init(&pool[i]);
+		memset(&m[i], 0, sizeof(m[i]));
+	}
+	check_engine();
+
+	while (in.left && op_no < MAX_OPS) {
+		unsigned int op = get8(&in);
+		struct twheel_node *node;
+
+		op_no++;
+		if (op % 10 <= 4) {
+			i = get8(&in) % NODES;
+			node = &pool[i];
+		} else {
+			i = -1;
+			node = NULL;
+		}
+		switch (op % 10) {
+		case 0:
+		case 1:
+		case 2:	/* insert; a pending node is moved (remove + insert) */
+			if (m[i].linked)
+				do_remove(node, i);
+			do_insert(node, i, pick_insert_key(&in));
+			break;
+		case 3:	/* remove if pending */
+			if (m[i].linked)
+				do_remove(node, i);
+			break;
+		case 4:	/* re-insert a pending node at the same or a new key */
+			if (m[i].linked) {
+				u64 key = (op & 0x80) ? m[i].key : pick_insert_key(&in);
+
+				do_remove(node, i);
+				do_insert(node, i, key);
+			}
+			break;
+		case 5:
+		case 6:
+		case 7:
+			op_advance(&in);
+			break;
+		case 8:
+			op_next_key(&in);
+			break;
+		default:
+			op_pick_key(&in);
+			break;
+		}
+		if (op % 10 >= 5 || bits <= 6 || !(op_no & 7))
+			check_engine();
+		else
+			check_nodes(NULL);
+	}
+	check_engine();
+}
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+	run(TWHEEL_ENGINE_HIER, data, size);
+	run(TWHEEL_ENGINE_SCHEME6, data, size);
+	run(TWHEEL_ENGINE_LAWN, data, size);
+	return 0;
+}

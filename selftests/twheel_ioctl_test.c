@@ -340,6 +340,9 @@ TEST_F(twheel, api_handshake)
 	EXPECT_EQ(TWHEEL_ABI_VERSION, api.abi_version);
 	EXPECT_EQ(sizeof(struct twheel_event), api.event_size);
 	EXPECT_EQ(FEATURES_USED, api.features & FEATURES_USED);
+	/* exactly one engine bit: the engine of the file's wheel */
+	EXPECT_EQ(1, __builtin_popcountll(api.features & TWHEEL_FEATURE_ENGINE_MASK))
+		TH_LOG("features %#llx", (unsigned long long)api.features);
 	EXPECT_LT(0, api.tick_ns);
 	EXPECT_NE(0, api.slots);
 	EXPECT_EQ(0, api.slots & (api.slots - 1))

@@ -100,4 +100,27 @@ for t in /selftests/twheel_unpriv_test /selftests/twheel_fault_test; do
 done
 
 check "twheel_sample unloads" rmmod twheel_sample
+
+# The device's wheel on the other engines (engine=; the runs above used
+# the default, hier): the ioctl test again on each, and the sample's
+# re-arming timers.  The engine shows in debugfs and in TWHEEL_IOC_API.
+# The KASAN kernel (minutes per ioctl run under TCG) runs the sample only:
+# its KUnit plan covers every engine.
+check "default wheel runs the hier engine" \
+	grep -q '^engine:[[:space:]]*hier$' /sys/kernel/debug/twheel/default/stats
+kasan=
+dmesg | grep -q KernelAddressSanitizer && kasan=1
+for e in scheme6 lawn; do
+	unload twheel
+	load twheel engine=$e
+	check "default wheel runs the $e engine" \
+		grep -q "^engine:[[:space:]]*$e\$" /sys/kernel/debug/twheel/default/stats
+	if [ -x /selftests/twheel_ioctl_test ] && [ -z "$kasan" ]; then
+		echo "+ /selftests/twheel_ioctl_test (engine=$e)"
+		/selftests/twheel_ioctl_test || fail "twheel_ioctl_test (engine=$e) exited with status $?"
+	fi
+	check "twheel_sample timers fire on $e" insmod /modules/twheel_sample.ko
+	check "twheel_sample fires 10 times on $e, none early" sample_fired
+	check "twheel_sample unloads ($e)" rmmod twheel_sample
+done
 check "twheel unloads" rmmod twheel

@@ -1357,17 +1357,39 @@ static void *race_batcher(void *arg)
 	return NULL;
 }
 
-/* A file with a one-shot timer @delay_ms out, so a reader of it wakes. */
+/*
+ * A file with a one-shot timer @delay_ms out, so a reader of it wakes.
+ *
+ * ENOSPC on a fresh file means the user's other files still hold the
+ * per-user limit.  Those of the previous phase and rounds are closed, but
+ * on the slow debug kernels a fresh file was seen to get ENOSPC right
+ * after them (twice in one run, never on the stock kernels), with no
+ * charge left over in the end (twheel_user_put() warns about that).  Wait
+ * for it, bounded, and say how long it took; only a charge that stays is a
+ * violation.
+ */
 static int open_with_timer(uint64_t delay_ms, uint64_t ck)
 {
 	struct twheel_arm a = { .expires = delay_ms * NSEC_PER_MSEC, .cookie = ck };
 	int fd = open(DEV, O_RDWR | O_CLOEXEC);
+	uint64_t t0 = now_ns(), waited;
+	int err = 0;
 
-	if (fd >= 0 && ioctl(fd, TWHEEL_IOC_ARM, &a)) {
-		viol("ARM on a fresh file: %s", errname(errno));
-		close(fd);
-		return -1;
+	if (fd < 0)
+		return fd;
+	while (ioctl(fd, TWHEEL_IOC_ARM, &a)) {
+		err = errno;
+		if (err != ENOSPC || now_ns() - t0 > 10 * NSEC_PER_SEC) {
+			viol("ARM on a fresh file: %s", errname(err));
+			close(fd);
+			return -1;
+		}
+		pause_ns(10 * NSEC_PER_MSEC);
 	}
+	waited = now_ns() - t0;
+	if (err)
+		printf("%s# ARM on a fresh file: ENOSPC for %" PRIu64 " ms\n", opt.indent,
+		       (uint64_t)(waited / NSEC_PER_MSEC));
 	return fd;
 }
 

@@ -16,8 +16,8 @@
  *
  * Plus cases for the hierarchical engine's cascades: across every level
  * boundary, at 2^32 and next to 2^64, at most levels - 1 moves per node,
- * none for a node range-placed on a bucket start, and one wakeup for a far
- * timer.
+ * none for a node range-placed on a bucket start or due alone in its slot,
+ * and one wakeup for a far timer.
  *
  * Randomised cases use a fixed xorshift seed; every loop is bounded so that
  * each case stays well under 100 ms under TCG and KASAN.
@@ -370,6 +370,50 @@ static void tw_hier_next_lower_bound_far_timer_one_wakeup(struct kunit *test)
 }
 
 /*
+ * A due node alone in the upper slot being cascaded is handed out by that
+ * cascade, without moving down level by level, unless something on level
+ * 0 comes first: then it is placed lower and handed out in key order.
+ */
+static void tw_hier_advance_lone_due_timer_never_moves(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 8, 0);
+	struct tw_hier *h = twe_hier(test, t);
+	u64 clk;
+
+	/* level 2 (2^14 .. 2^20), alone in slot 6 */
+	twe_insert(t, 0, 100000);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[0]), 2);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 100001, 0), 1U);
+	KUNIT_EXPECT_EQ(test, h->moves, 0ULL);
+
+	/*
+	 * Alone in level 2's slot 8 (from 131072), but a level-0 key comes
+	 * first at that cascade point: one move to level 1, where it is
+	 * alone again, and handed out from there.
+	 */
+	clk = 8 * (1ULL << 14) - 10;
+	twe_advance(t, clk, 0);
+	twe_insert(t, 1, clk + 110);
+	twe_insert(t, 2, clk + 5010);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[1]), 0);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 2);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, clk + 6000, 0), 2U);
+	KUNIT_EXPECT_EQ(test, h->moves, 1ULL);
+
+	/* with the cap used up it moves down as any node does */
+	clk = twe_clk(t);
+	twe_insert(t, 3, clk + 100);
+	twe_insert(t, 4, clk + 20000);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[4]), 2);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, clk + 20001, 1), 1U);
+	KUNIT_EXPECT_EQ(test, h->moves, 3ULL);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, clk + 20001, 1), 1U);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	KUNIT_EXPECT_EQ(test, t->hits[0] + t->hits[1] + t->hits[2] +
+			      t->hits[3] + t->hits[4], 5UL);
+}
+
+/*
  * Range placement: a timer whose range covers a whole bucket of the level
  * it lands on is put on the bucket's start and fires from there without a
  * single move; one whose range does not may move.
@@ -414,6 +458,7 @@ static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_engine_64bit_end_of_time, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_cascade_across_level_boundaries, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_next_lower_bound_far_timer_one_wakeup, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_advance_lone_due_timer_never_moves, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_slack_bucket_start_never_cascades, twe_gen_params),
 	{}
 };

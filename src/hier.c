@@ -31,7 +31,10 @@
  * and never moves: range scheduling (tw_wheel_pick_key()) prefers keys
  * with the most trailing zero bits, so a timer whose allowed range covers
  * a whole bucket of the level it lands on is put on that bucket's start
- * and fires from there without a cascade.
+ * and fires from there without a cascade.  A node alone in its slot
+ * that is due in the advance reaching the cascade point, with nothing
+ * earlier left below it, is handed out directly too: a sparse wheel woken
+ * for its next far timer does not move it down level by level first.
  *
  * Bitmaps: @l0_map has a bit per level-0 slot and @l0_sum a bit per word of
  * it; each upper level has one 64-bit word.  So the next occupied level-0
@@ -377,9 +380,33 @@ static void tw_hier_hand_out(struct tw_hier *h, struct tw_hier_out *o,
 }
 
 /*
+ * Whether @node, alone in the level-@level slot being cascaded, can be
+ * handed out at once instead of being placed lower: it is due before
+ * @upto, the cap allows one more, and nothing left on the wheel comes
+ * before it.  The levels below hold only what this cascade pass placed
+ * there (they were emptied when @clk entered their current blocks), all
+ * of it later than @node's slot unless it went to level 0; the levels above
+ * hold later blocks.  So level 0's first key and an empty set of levels
+ * below decide it.
+ */
+static bool tw_hier_lone_due(const struct tw_hier *h,
+			     const struct twheel_node *node, unsigned int level,
+			     u64 upto, unsigned int max,
+			     const struct tw_hier_out *o)
+{
+	return !node->entry.next && node->key < upto &&
+	       (!max || o->n < max) &&
+	       !(h->up_levels & (BIT(level - 1) - 1)) &&
+	       node->key < tw_hier_next_l0(h);
+}
+
+/*
  * @clk has reached the start of the block of every upper slot at its
  * current position: place their nodes again, top level first.  A node whose
- * key is @clk and is due is handed out directly unless the cap is reached.
+ * key is @clk and is due is handed out directly unless the cap is reached,
+ * and so is a due node alone in its slot that nothing else precedes (see
+ * tw_hier_lone_due()): a sparse wheel woken for its next timer hands it
+ * out without moving it down level by level.
  */
 static void tw_hier_cascade(struct tw_hier *h, u64 upto, unsigned int max,
 			    struct tw_hier_out *o)
@@ -404,6 +431,12 @@ static void tw_hier_cascade(struct tw_hier *h, u64 upto, unsigned int max,
 			continue;
 		hlist_move_list(&h->up[(level - 1) * TW_HIER_LVL_SIZE + s], &list);
 		tw_hier_up_clear(h, level, s);
+		node = hlist_entry(list.first, struct twheel_node, entry);
+		if (tw_hier_lone_due(h, node, level, upto, max, o)) {
+			__hlist_del(&node->entry);
+			tw_hier_hand_out(h, o, node);
+			continue;
+		}
 		hlist_for_each_entry_safe(node, tmp, &list, entry) {
 			len++;
 			__hlist_del(&node->entry);

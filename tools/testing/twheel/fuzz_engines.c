@@ -277,6 +277,14 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 					     i, (unsigned long long)node->key, level,
 					     (unsigned long long)s,
 					     xor_level(h, node->key));
+				if (node->key < h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s])
+					FAIL("node %d key %llu below its slot's bound %llu",
+					     i, (unsigned long long)node->key,
+					     (unsigned long long)h->up_low[(level - 1) *
+						TW_HIER_LVL_SIZE + s]);
+				if (h->tc > (node->key >> sh << sh))
+					FAIL("cascade point %llu after node %d's block",
+					     (unsigned long long)h->tc, i);
 				if (len++ > NODES)
 					FAIL("upper slot list loops");
 			}

@@ -13,7 +13,14 @@
  * once with the heap, and every replay checks that it fired the same number
  * of timers.  Repetitions are interleaved (rep 1 of every implementation,
  * then rep 2, ...) and the median is reported, with the spread
- * (max - min) / median, and the ratio of each median to the heap's.
+ * (max - min) / median, and the ratio to the heap: the median and the
+ * range of the per-repetition ratios (repetition r of an implementation
+ * over repetition r of the heap, which ran next to it).
+ *
+ * At the end, the issue's targets for the default engine: each case's
+ * ratio is MET when even its largest per-repetition ratio is within the
+ * target, MISSED when even its smallest is not, and inconclusive when
+ * the target lies inside the run-to-run range.
  *
  *   (a) ratas N    the Ratas benchmark workload: N work units of 10 timers
  *                  of the five kinds of the Ratas blog post, 20 us ticks
@@ -562,6 +569,20 @@ static double run_heap(const struct seq *s, size_t timed_from, u64 *fired)
 
 static int reps = 5;
 static FILE *csv;
+
+#define MAX_REPS	15
+#define MAX_RESULTS	64
+
+/* What bench() measured, kept for the targets summary. */
+struct result {
+	const char *tag;
+	u64 n, range;
+	int done[NR_IMPL];
+	double t[NR_IMPL][MAX_REPS];	/* in repetition order */
+};
+
+static struct result results[MAX_RESULTS];
+static int nr_results;
 static double time_limit = 20;	/* s per run; beyond it, not repeated */
 
 static int cmp_double(const void *a, const void *b)
@@ -576,14 +597,48 @@ static int cmp_double(const void *a, const void *b)
  * print one line per implementation: median per unit (ns), spread,
  * ratio to the heap.
  */
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return v[n / 2];
+}
+
+/*
+ * Per-repetition ratios of implementation @k to @base in @res: their
+ * median, minimum and maximum.  False if either has no repetition.
+ */
+static bool rep_ratios(const struct result *res, int k, int base,
+		       double *med, double *lo, double *hi)
+{
+	double q[MAX_REPS];
+	int r, n = 0;
+
+	for (r = 0; r < res->done[k] && r < res->done[base]; r++)
+		q[n++] = res->t[k][r] / res->t[base][r];
+	if (!n)
+		return false;
+	*med = median(q, n);
+	*lo = q[0];
+	*hi = q[n - 1];
+	return true;
+}
+
 static void bench(const char *name, const char *tag, u64 n, u64 range,
 		  const struct seq *s, size_t timed_from, double units,
 		  const char *unit, unsigned int impls)
 {
-	double t[NR_IMPL][16], med[NR_IMPL], spread[NR_IMPL];
-	int done[NR_IMPL] = { 0 };
+	struct result *res = &results[nr_results];
+	double t[NR_IMPL][MAX_REPS], med[NR_IMPL], spread[NR_IMPL];
+	int *done = res->done;
 	bool skip[NR_IMPL] = { false };
 	int r, k;
+
+	if (nr_results == MAX_RESULTS)
+		abort();
+	nr_results++;
+	res->tag = tag;
+	res->n = n;
+	res->range = range;
 
 	for (r = 0; r < reps; r++) {
 		for (k = 0; k < NR_IMPL; k++) {
@@ -603,6 +658,7 @@ static void bench(const char *name, const char *tag, u64 n, u64 range,
 					(unsigned long long)s->fired);
 				exit(1);
 			}
+			res->t[k][r] = t[k][r];
 			done[k]++;
 			if (t[k][r] > time_limit)
 				skip[k] = true;
@@ -611,23 +667,83 @@ static void bench(const char *name, const char *tag, u64 n, u64 range,
 	for (k = 0; k < NR_IMPL; k++) {
 		if (!done[k])
 			continue;
-		qsort(t[k], done[k], sizeof(double), cmp_double);
-		med[k] = t[k][done[k] / 2];
+		med[k] = median(t[k], done[k]);
 		spread[k] = (t[k][done[k] - 1] - t[k][0]) / med[k];
 	}
 	for (k = 0; k < NR_IMPL; k++) {
-		if (!done[k])
+		double q, lo, hi;
+
+		if (!done[k] || !rep_ratios(res, k, I_HEAP, &q, &lo, &hi))
 			continue;
-		printf("%-26s %-8s %10.1f ns/%-6s spread %5.1f%% n=%d  ratio %.2fx\n",
+		printf("%-26s %-8s %10.1f ns/%-6s spread %5.1f%% n=%d  ratio %.2fx (%.2f-%.2f)\n",
 		       name, impl_name[k], med[k] * 1e9 / units, unit,
-		       100 * spread[k], done[k], med[k] / med[I_HEAP]);
+		       100 * spread[k], done[k], q, lo, hi);
 		if (csv)
-			fprintf(csv, "%s,%s,%llu,%llu,%.2f,%.3f,%.3f\n", tag,
-				impl_name[k], (unsigned long long)n,
+			fprintf(csv, "%s,%s,%llu,%llu,%.2f,%.3f,%.3f,%.3f,%.3f\n",
+				tag, impl_name[k], (unsigned long long)n,
 				(unsigned long long)range, med[k] * 1e9 / units,
-				spread[k], med[k] / med[I_HEAP]);
+				spread[k], q, lo, hi);
 	}
 	fflush(stdout);
+}
+
+/* The targets for the default engine, as ratios in one run. */
+static const struct target {
+	const char *tag, *what;
+	int impl, base;
+	double limit;
+} targets[] = {
+	{ "ratas", "(a) Ratas workload", I_HIER, I_HEAP, 0.5 },
+	{ "startcancel", "(b) start+cancel", I_HIER, I_HEAP, 0.6 },
+	{ "expire", "(c) expiry", I_HIER, I_HEAP, 1.0 },
+	{ "far", "(d) far + near per tick", I_HIER, I_HEAP, 0.5 },
+	{ "dense", "(e) dense expiry", I_HIER, I_SCHEME6, 1.1 },
+};
+
+static const char *verdict(double lo, double hi, double limit)
+{
+	if (hi <= limit)
+		return "MET";
+	if (lo > limit)
+		return "MISSED";
+	return "inconclusive";
+}
+
+static void print_targets(void)
+{
+	unsigned int i;
+	int j;
+
+	printf("\n# targets: ratio median (min-max over repetitions); MET if the max is within, MISSED if the min is not\n");
+	if (reps < 5)
+		printf("# only %d repetition(s): no estimate of the noise, not a result\n",
+		       reps);
+	for (i = 0; i < ARRAY_SIZE(targets); i++) {
+		const struct target *tg = &targets[i];
+		int met = 0, missed = 0, rows = 0;
+
+		for (j = 0; j < nr_results; j++) {
+			const struct result *res = &results[j];
+			const char *v;
+			double q, lo, hi;
+
+			if (strcmp(res->tag, tg->tag) ||
+			    !rep_ratios(res, tg->impl, tg->base, &q, &lo, &hi))
+				continue;
+			v = verdict(lo, hi, tg->limit);
+			rows++;
+			met += !strcmp(v, "MET");
+			missed += !strcmp(v, "MISSED");
+			printf("%-24s %s/%s <= %.1fx  N=%-8llu R=%-7llu %.2fx (%.2f-%.2f)  %s\n",
+			       tg->what, impl_name[tg->impl], impl_name[tg->base],
+			       tg->limit, (unsigned long long)res->n,
+			       (unsigned long long)res->range, q, lo, hi, v);
+		}
+		if (rows)
+			printf("%-24s overall: %s (%d of %d cases met, %d missed)\n",
+			       tg->what, missed ? "MISSED" : met == rows ? "MET" :
+			       "inconclusive", met, rows, missed);
+	}
 }
 
 #define ALL	((1U << NR_IMPL) - 1)
@@ -654,7 +770,7 @@ int main(int argc, char **argv)
 				perror(argv[i]);
 				return 1;
 			}
-			fprintf(csv, "case,impl,n,range,ns_per_unit,spread,ratio\n");
+			fprintf(csv, "case,impl,n,range,ns_per_unit,spread,ratio,ratio_min,ratio_max\n");
 		} else {
 			fprintf(stderr, "usage: %s [--smoke] [--reps N] %s\n",
 				argv[0], "[--only abcdef] [--csv FILE]");
@@ -663,7 +779,7 @@ int main(int argc, char **argv)
 	}
 	if (smoke)
 		reps = 1;
-	if (reps < 1 || reps > 15)
+	if (reps < 1 || reps > MAX_REPS)
 		reps = 5;
 	printf("# bench_engines: %d interleaved repetitions, median; ratio = median / heap4's\n",
 	       reps);
@@ -757,6 +873,7 @@ int main(int argc, char **argv)
 		bench(name, "lawn8", n, 0, &s, n, s.n - n, "op", ALL);
 		free(s.ops);
 	}
+	print_targets();
 	if (csv)
 		fclose(csv);
 	return sink == 42;

@@ -39,7 +39,10 @@
  *   (f) lawn8 N    N timers of 8 distinct durations, steady start/expire:
  *                  the Lawn's premise
  *
- * Usage: bench_engines [--smoke] [--reps N] [--only CASES] [--csv FILE]
+ * Usage: bench_engines [--smoke] [--reps N] [--bits B] [--only CASES]
+ *                      [--csv FILE]
+ *   --bits B   log2 of the engines' level-0 slot count (default 12, the
+ *              module's wheel_bits); the workloads do not change with it
  */
 #include <math.h>
 #include <stdio.h>
@@ -58,8 +61,10 @@
 #include "../../../src/lawn.c"
 #include "../../../src/engine.c"
 
-#define BITS		12
-#define REV		BIT_ULL(BITS)
+/* The default geometry's revolution: the unit of the (d) and (e) workloads. */
+#define REV		BIT_ULL(12)
+
+static unsigned int bits = 12;	/* log2 of the engines' level-0 slots */
 #define NONE		0xffffffffU
 
 enum op_kind { OP_START, OP_CANCEL, OP_ADVANCE, OP_DRAIN };
@@ -477,7 +482,7 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 			 size_t timed_from, u64 *fired)
 {
 	struct tw_engine e;
-	void *mem = calloc(1, tw_engine_mem_size(kind, BITS));
+	void *mem = calloc(1, tw_engine_mem_size(kind, bits));
 	struct twheel_node *nodes = calloc(s->timers, sizeof(*nodes));
 	struct hlist_head expired = HLIST_HEAD_INIT;
 	double t0 = 0;
@@ -486,7 +491,7 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 
 	if (!mem || !nodes)
 		abort();
-	tw_engine_init(&e, kind, mem, BITS, s->clk0);
+	tw_engine_init(&e, kind, mem, bits, s->clk0);
 	for (i = 0; i < s->timers; i++)
 		tw_node_init(&nodes[i]);
 	for (i = 0; i < s->n; i++) {
@@ -775,6 +780,13 @@ int main(int argc, char **argv)
 			smoke = true;
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--bits") && i + 1 < argc) {
+			bits = atoi(argv[++i]);
+			if (bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX) {
+				fprintf(stderr, "--bits: %d..%d\n", TWHEEL_BITS_MIN,
+					TWHEEL_BITS_MAX);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			only = argv[++i];
 		} else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
@@ -785,7 +797,7 @@ int main(int argc, char **argv)
 			}
 			fprintf(csv, "case,impl,n,range,ns_per_unit,spread,ratio,ratio_min,ratio_max\n");
 		} else {
-			fprintf(stderr, "usage: %s [--smoke] [--reps N] %s\n",
+			fprintf(stderr, "usage: %s [--smoke] [--reps N] [--bits B] %s\n",
 				argv[0], "[--only abcdef] [--csv FILE]");
 			return 2;
 		}
@@ -794,8 +806,8 @@ int main(int argc, char **argv)
 		reps = 1;
 	if (reps < 1 || reps > MAX_REPS)
 		reps = 5;
-	printf("# bench_engines: %d interleaved repetitions, median; ratio = median / heap4's\n",
-	       reps);
+	printf("# bench_engines: %d interleaved repetitions, median; ratio = median / heap4's; %u-bit level 0\n",
+	       reps, bits);
 
 	if (!only || strchr(only, 'a')) {
 		static const u32 units[] = { 1000, 10000, 30000 };

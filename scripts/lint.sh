@@ -70,7 +70,7 @@ lint_checkpatch() {
 		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' \
 		':!tools/testing/twheel/shim' || rc=1
 	checkpatch_files PREFER_KERNEL_TYPES \
-		'tools/testing/twheel/shim/linux/*.h' || rc=1
+		'tools/testing/twheel/shim/*.h' || rc=1
 	return "$rc"
 }
 

@@ -733,7 +733,8 @@ static void print_targets(void)
 	unsigned int i;
 	int j;
 
-	printf("\n# targets: ratio median (min-max over repetitions); MET if the max is within, MISSED if the min is not\n");
+	printf("\n# targets: ratio median (min-max over repetitions);\n"
+	       "# MET if the max is within, MISSED if the min is not\n");
 	if (reps < 5)
 		printf("# only %d repetition(s): no estimate of the noise, not a result\n",
 		       reps);
@@ -795,7 +796,8 @@ int main(int argc, char **argv)
 				perror(argv[i]);
 				return 1;
 			}
-			fprintf(csv, "case,impl,n,range,ns_per_unit,spread,ratio,ratio_min,ratio_max\n");
+			fprintf(csv, "%s,%s\n", "case,impl,n,range,ns_per_unit",
+				"spread,ratio,ratio_min,ratio_max");
 		} else {
 			fprintf(stderr, "usage: %s [--smoke] [--reps N] [--bits B] %s\n",
 				argv[0], "[--only abcdef] [--csv FILE]");
@@ -806,8 +808,8 @@ int main(int argc, char **argv)
 		reps = 1;
 	if (reps < 1 || reps > MAX_REPS)
 		reps = 5;
-	printf("# bench_engines: %d interleaved repetitions, median; ratio = median / heap4's; %u-bit level 0\n",
-	       reps, bits);
+	printf("# bench_engines: %d interleaved repetitions, median; %s; %u-bit level 0\n",
+	       reps, "ratio = per-repetition ratio to heap4", bits);
 
 	if (!only || strchr(only, 'a')) {
 		static const u32 units[] = { 1000, 10000, 30000 };

@@ -13,7 +13,8 @@
  * This file is built only with TWHEEL_DEBUG=1 (the harness's debug and
  * race-detector kernels); otherwise twheel_delay() is an empty inline and
  * the production module has neither the points nor the files.  The delay
- * busy-waits: the points sit in softirq context and under no lock.
+ * busy-waits: the points sit in softirq context or with interrupts off,
+ * and under no lock.
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -28,6 +29,7 @@ static u32 twheel_delay_us[TWHEEL_NR_DELAYS];
 static const char *const twheel_delay_names[TWHEEL_NR_DELAYS] = {
 	[TWHEEL_DELAY_CALLBACK] = "callback_us",
 	[TWHEEL_DELAY_EVENT_QUEUED] = "event_queued_us",
+	[TWHEEL_DELAY_MIGRATE] = "migrate_us",
 };
 
 void twheel_delay(enum twheel_delay_point point)

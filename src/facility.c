@@ -2,12 +2,23 @@
 /*
  * twheel: the timer facility around the hashed wheel
  *
- * A wheel instance (struct twheel) is an engine (engine.h: the hierarchical
- * wheel of hier.c by default, the pure Scheme 6 wheel of wheel.c or the
- * Timer Lawn of lawn.c, chosen per instance) guarded by a spinlock and
- * driven by one hrtimer in soft mode (callbacks in softirq context) on
- * CLOCK_MONOTONIC.  The facility only calls the engine through engine.h:
- * insert, remove, advance, next_lower_bound, next_key, pick_key.
+ * A wheel instance (struct twheel) is one base (struct twheel_base) per
+ * possible CPU, or a single one with TWHEEL_CREATE_SINGLE_BASE.  A base is
+ * an engine (engine.h: the hierarchical wheel of hier.c by default, the pure
+ * Scheme 6 wheel of wheel.c or the Timer Lawn of lawn.c, chosen per
+ * instance, the same for all its bases) guarded by the base's own spinlock
+ * and driven by the base's own hrtimer in soft mode (callbacks in softirq
+ * context) on CLOCK_MONOTONIC, with its own list of expired timers, running
+ * timer and counters.  This is the kernel's timer_bases: timers armed on
+ * different CPUs never share a lock, a cache line of wheel state or an
+ * hrtimer.  The engines stay pure; this file is the only one that knows
+ * there are several.  It only calls an engine through engine.h: insert,
+ * remove, advance, next_lower_bound, next_key, pick_key.
+ *
+ * The instance keeps what all its bases share and never changes after
+ * creation: the time origin, the tick length, the budget (per base and
+ * handler run) and the engine parameters.  So a tick number means the same
+ * time on every base, and a timer keeps its tick when it moves.
  *
  * Time and ticks
  * --------------
@@ -24,9 +35,10 @@
  *
  * Tickless operation
  * ------------------
- * The hrtimer is not armed while the wheel is empty.  Otherwise it is
- * programmed for the end of the earliest tick at which a timer may be due
- * (the engine's lower bound), not for every tick: a wheel holding timers
+ * A base's hrtimer is not armed while the base is empty: a CPU that arms no
+ * timers costs no wakeups.  Otherwise it is programmed for the end of the
+ * earliest tick at which a timer of that base may be due (the engine's
+ * lower bound), not for every tick: a base holding timers
  * ten seconds or an hour out sleeps until the first of them is due, however
  * full its slots are.  The bound may be earlier than the earliest timer:
  * Scheme 6 leaves a slot's bound low after a cancel (one early wakeup per
@@ -35,38 +47,51 @@
  * timer out does its cascades on the way (one wakeup per timer due, none
  * per level or per tick).  A late hrtimer (or a
  * long-running callback) is caught up by advancing over all ticks that
- * have passed; nothing is lost.
+ * have passed; nothing is lost.  The hrtimer is started pinned, on the CPU
+ * that programs it, which for a base is almost always its own CPU.
  *
  * Callbacks
  * ---------
- * The tick handler moves the due timers (at most @budget of them) from the
- * wheel onto @expired, then runs them one by one with the lock dropped.  A
- * timer on @expired still counts as pending: cancel or modify take it off
- * before its callback runs.  If the budget was used up, the handler re-arms
- * the hrtimer for "now" and returns, so the rest run in a fresh softirq
- * pass and no single pass is unbounded.  Callbacks may start, modify or
- * cancel any timer on the wheel, including their own, and may free their
- * own timer: the handler does not touch a timer after its callback began.
+ * A base's tick handler moves the due timers (at most @budget of them)
+ * from its engine onto its @expired, then runs them one by one with the
+ * base's lock dropped.  A timer on @expired still counts as pending: cancel
+ * or modify take it off before its callback runs.  If the budget was used
+ * up, the handler re-arms the hrtimer for "now" and returns, so the rest
+ * run in a fresh softirq pass and no single pass is unbounded.  Callbacks
+ * may start, modify or cancel any timer of the instance, including their
+ * own, and may free their own timer: the handler does not touch a timer
+ * after its callback began.  The handlers of different bases run in
+ * parallel, so callbacks of different timers may run concurrently; those
+ * of one timer never do (see below).
  *
- * Timer states and synchronization rules: the DOC block below, which
- * Documentation/design.rst includes.
+ * CPU hotplug
+ * -----------
+ * Bases exist for every possible CPU from creation to destruction.  When a
+ * CPU has gone offline, a dynamic prepare-stage hotplug state (its teardown
+ * runs on a live CPU, as timers_dead_cpu() does) moves every timer pending
+ * on its base of every per-CPU instance to the base of the CPU running the
+ * callback, keeping its tick: none is lost, none fires early.
+ *
+ * Timer states, the base protocol and synchronization rules: the DOC block
+ * below, which Documentation/design.rst includes.
  */
 
 /**
  * DOC: Timer states and synchronization
  *
- * A timer is in one of these states, all changed under the wheel's @lock:
+ * A timer is in one of these states, all changed under the lock of the
+ * base it is on:
  *
  * - idle: not linked, callback not running.  start/modify link it.
- * - pending: linked into a wheel slot.  cancel unlinks it; modify moves it;
- *   the tick handler moves it to @expired when due.
- * - due: linked on @expired (TWHEEL_TIMER_EXPIRED), still pending: cancel
- *   and modify take it off before its callback runs.
- * - running: unlinked, @running points at it, its callback runs with the
- *   lock dropped.  The callback, or another CPU, may arm it again, so a
- *   timer can be running and pending at once; it cannot be running twice
- *   (one tick handler per wheel runs callbacks, one after the other).
- * - shut down (TWHEEL_TIMER_SHUTDOWN, orthogonal to the above): start and
+ * - pending: linked into an engine slot of its base.  cancel unlinks it;
+ *   modify moves it; the tick handler moves it to @expired when due.
+ * - due: linked on its base's @expired (TWHEEL_TS_EXPIRED), still pending:
+ *   cancel and modify take it off before its callback runs.
+ * - running: unlinked, its base's @running points at it, its callback runs
+ *   with the lock dropped.  The callback, or another CPU, may arm it again,
+ *   so a timer can be running and pending at once; it cannot be running
+ *   twice (see below).
+ * - shut down (TWHEEL_TS_SHUTDOWN, orthogonal to the above): start and
  *   modify fail with -ESHUTDOWN until twheel_timer_setup() again.
  *
  * This is timer.c's machine (pending = timer_pending(), running =
@@ -77,44 +102,77 @@
  * meanwhile.  So when twheel_timer_cancel_sync() returns, the callback is
  * not running, and the timer is not pending unless re-armed after that.
  *
- * All timer state of one instance is protected by its @lock, a spinlock_t
+ * Which base a timer is on: the index of its base is kept in its @state
+ * word with the state bits, next to TWHEEL_TS_MIGRATING, and changes only
+ * (a) under the old base's lock with TWHEEL_TS_MIGRATING set, to be
+ * cleared under the new base's lock, or (b) with both locks held (hotplug).
+ * Every operation on a timer finds and locks its base with
+ * twheel_lock_base(), timer.c's lock_timer_base(): read the word; if the
+ * timer is migrating, spin; otherwise lock the base it names and check the
+ * word still names it, else unlock and retry.  A migrating timer is linked
+ * nowhere and no other CPU can lock it, so it is never lost or linked
+ * twice.  Start and modify move a timer to the calling CPU's base (unless
+ * TWHEEL_TIMER_PINNED or, while pending, TWHEEL_TIMER_ANY_CPU keep it), with
+ * timer.c's rule from __mod_timer(): a timer whose callback runs is never
+ * moved; it is armed on the base running its callback.  So a running
+ * timer's base stays put until its callback returns, which is what lets a
+ * sync cancel wait on the right base, and a timer's callbacks cannot run
+ * on two bases at once: callbacks of one timer never run concurrently.
+ * Two base locks are held together only by the hotplug teardown (the dead
+ * CPU's, then the live one's, nested): a migration drops the old lock
+ * before it takes the new one.
+ *
+ * All timer state of one base is protected by its lock, a spinlock_t
  * taken with interrupts disabled.  The non-sleeping API may be called from
  * any context, hard interrupts included, except on PREEMPT_RT, where
  * spinlock_t sleeps and hard interrupt context is excluded (as for any
  * spinlock_t user; the work under the lock is not bounded enough for a
- * raw lock: a tick may walk a slot of far timers).  Callbacks of one
- * instance never run concurrently with each other (an hrtimer's callback
- * does not run on two CPUs at once).
+ * raw lock: a tick may walk a slot of far timers).  Callbacks of one timer
+ * never run concurrently with each other.  Callbacks of one base do not
+ * either (an hrtimer's callback does not run on two CPUs at once), so an
+ * instance created with TWHEEL_CREATE_SINGLE_BASE keeps the promise that
+ * callbacks of the instance never run concurrently with each other.  On
+ * PREEMPT_RT a task that is preempted inside the short window of a
+ * migration makes a CPU that wants the same timer spin until it runs again
+ * (as timer.c, whose base lock is raw, cannot: a known limitation here).
  *
  * twheel_timer_cancel() does not wait: if the callback is running it
  * unlinks whatever is pending and returns, while the callback may still
  * be executing.  twheel_timer_cancel_sync() and
  * twheel_timer_shutdown_sync() sleep until a running callback has
- * returned (might_sleep()): on a wait queue that the handler wakes after
- * each callback, or with PREEMPT_RT on an expiry lock that the handler
- * holds while callbacks run, so that the waiter boosts the softirq thread
- * (timer.c's and hrtimer.c's expiry lock).  As with timer_delete_sync()
- * the caller must not hold a lock the callback takes (lockdep reports this
- * through the timer's lockdep map), and cancel_sync cannot stop a callback
- * that re-arms its timer right after the wait - twheel_timer_shutdown_sync()
- * marks the timer shut down first, so such re-arms fail with -ESHUTDOWN.
- * Calling either from the timer's own callback would wait forever; it is
- * reported with a warning and degrades to twheel_timer_cancel().
+ * returned (might_sleep()): on a wait queue of the base running it that the
+ * handler wakes after each callback, or with PREEMPT_RT on an expiry lock
+ * that the handler holds while callbacks run, so that the waiter boosts the
+ * softirq thread (timer.c's and hrtimer.c's expiry lock).  As with
+ * timer_delete_sync() the caller must not hold a lock the callback takes
+ * (lockdep reports this through the timer's lockdep map), and cancel_sync
+ * cannot stop a callback that re-arms its timer right after the wait -
+ * twheel_timer_shutdown_sync() marks the timer shut down first, so such
+ * re-arms fail with -ESHUTDOWN.  Calling either from the timer's own
+ * callback would wait forever; it is reported with a warning and degrades
+ * to twheel_timer_cancel().
  *
- * A wheel is destroyed only when no timer is pending on it: its timers
- * point at it and its slots link them.  twheel_destroy() refuses otherwise.
+ * A wheel is destroyed only when no timer is pending on any of its bases:
+ * its timers point at it and its slots link them.  twheel_destroy()
+ * refuses otherwise.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpumask.h>
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/overflow.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/topology.h>
 #include <linux/wait.h>
 #include <linux/twheel.h>
 
@@ -125,15 +183,28 @@
 #define CREATE_TRACE_POINTS
 #include "twheel_trace.h"
 
-/* Private timer state bits (struct twheel_timer::state). */
-#define TWHEEL_TIMER_EXPIRED	BIT(0)	/* on wheel->expired, callback due */
-#define TWHEEL_TIMER_SHUTDOWN	BIT(1)	/* re-arming refused */
+/*
+ * Private timer state (struct twheel_timer::state): bits 0-7 are state
+ * bits, bits 8-31 the index of the base the timer is on.  Written with
+ * WRITE_ONCE() under the lock of that base; read locklessly only by
+ * twheel_lock_base() and twheel_in_own_callback().
+ */
+#define TWHEEL_TS_EXPIRED	BIT(0)	/* on base->expired, callback due */
+#define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
+#define TWHEEL_TS_MIGRATING	BIT(2)	/* moving between bases, on none */
+#define TWHEEL_TS_PLACED	BIT(3)	/* armed since set up (PINNED) */
+#define TWHEEL_TS_BASE_SHIFT	8
+#define TWHEEL_TS_BITS		(BIT(TWHEEL_TS_BASE_SHIFT) - 1)
 
 /**
- * struct twheel - a wheel instance
- * @lock:       protects everything below and the timers on this wheel
- * @engine:     the pure engine keeping the timers
- * @expired:    timers handed out by the wheel whose callbacks have not run
+ * struct twheel_base - one CPU's share of a wheel instance
+ * @lock:       protects everything below and the timers on this base
+ * @wheel:      the instance
+ * @cpu:        the CPU the base belongs to (of a single base: the first
+ *              possible CPU, for its NUMA node only)
+ * @index:      its index in the instance's @bases, as kept in timer state
+ * @engine:     the pure engine keeping the base's timers
+ * @expired:    timers handed out by the engine whose callbacks have not run
  * @nr_expired: number of timers on @expired
  * @running:    the timer whose callback runs now, or NULL
  * @running_cpu: CPU running the callbacks, valid while @running is set
@@ -141,19 +212,17 @@
  * @expiry_lock: held by the tick handler while callbacks run (PREEMPT_RT)
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
- * @tick:       the hrtimer driving the wheel (soft mode)
+ * @tick:       the hrtimer driving the base (soft mode)
  * @programmed: tick whose end @tick is set for, TW_NO_TICK when not armed
  * @in_tick:    the tick handler runs; it programs @tick on its way out
- * @start:      CLOCK_MONOTONIC time of the start of tick 0
- * @tick_ns:    tick length in ns
- * @last_tick:  first tick whose end is beyond KTIME_MAX
- * @budget:     most callbacks per tick handler run
  * @stats:      event counters; the size fields are filled in by get_stats
- * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
  * @mem:        the engine's slots, bitmaps or FIFOs (one allocation)
  */
-struct twheel {
+struct twheel_base {
 	spinlock_t lock;	/* see the synchronization rules above */
+	struct twheel *wheel;
+	unsigned int cpu;
+	unsigned int index;
 	struct tw_engine engine;
 	struct hlist_head expired;
 	unsigned long nr_expired;
@@ -169,18 +238,103 @@ struct twheel {
 	struct hrtimer tick;
 	u64 programmed;
 	bool in_tick;
+	struct twheel_stats stats;
+	void *mem;
+} ____cacheline_aligned_in_smp;
+
+/**
+ * struct twheel - a wheel instance
+ * @start:      CLOCK_MONOTONIC time of the start of tick 0
+ * @tick_ns:    tick length in ns
+ * @last_tick:  first tick whose end is beyond KTIME_MAX
+ * @budget:     most callbacks per tick handler run, per base
+ * @bits:       log2 of the engine's level-0 slot count
+ * @kind:       enum twheel_engine of every base
+ * @flags:      TWHEEL_CREATE_* flags
+ * @nr_bases:   entries of @bases: nr_cpu_ids, or 1 for a single base
+ * @cpuhp_node: link in the hotplug state's instances (per-CPU bases only)
+ * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
+ * @bases:      the bases by index (CPU number); NULL for a CPU that is not
+ *              possible
+ *
+ * Nothing here changes after twheel_create(), so it is read without a lock.
+ */
+struct twheel {
 	ktime_t start;
 	u32 tick_ns;
 	u64 last_tick;
 	unsigned int budget;
-	struct twheel_stats stats;
+	unsigned int bits;
+	enum twheel_engine kind;
+	unsigned int flags;
+	unsigned int nr_bases;
+	struct hlist_node cpuhp_node;
 	struct dentry *debugfs;
-	void *mem;
+	struct twheel_base *bases[];
 };
 
 static struct twheel *twheel_default_wheel;
 static struct dentry *twheel_debugfs_root;
 static atomic_t twheel_next_id = ATOMIC_INIT(0);
+/* The dynamic hotplug state whose teardown empties a dead CPU's bases. */
+static int twheel_cpuhp_state = -1;
+
+static bool twheel_single(const struct twheel *w)
+{
+	return w->flags & TWHEEL_CREATE_SINGLE_BASE;
+}
+
+/* The base that timers armed on @cpu go to. */
+static struct twheel_base *twheel_cpu_base(const struct twheel *w,
+					   unsigned int cpu)
+{
+	return twheel_single(w) ? w->bases[0] : w->bases[cpu];
+}
+
+static unsigned int twheel_ts_base(u32 state)
+{
+	return state >> TWHEEL_TS_BASE_SHIFT;
+}
+
+/* State changes: lockless readers see the old word or the new one. */
+static void twheel_ts_set(struct twheel_timer *timer, u32 bits)
+{
+	WRITE_ONCE(timer->state, timer->state | bits);
+}
+
+static void twheel_ts_clear(struct twheel_timer *timer, u32 bits)
+{
+	WRITE_ONCE(timer->state, timer->state & ~bits);
+}
+
+/*
+ * Find and lock the base @timer is on: timer.c's lock_timer_base().  The
+ * base named in the state word can change until we hold its lock, so
+ * check it again then; while the timer migrates (between two bases with
+ * neither lock held by its mover) it is on none, and we wait.
+ */
+static struct twheel_base *twheel_lock_base(const struct twheel_timer *timer,
+					    unsigned long *flags)
+	__acquires(&base->lock)
+{
+	/* the base index and the migrating bit, not the other state bits */
+	const u32 mask = (u32)~TWHEEL_TS_BITS | TWHEEL_TS_MIGRATING;
+	struct twheel *w = timer->wheel;
+
+	for (;;) {
+		u32 st = READ_ONCE(timer->state);
+
+		if (!(st & TWHEEL_TS_MIGRATING)) {
+			struct twheel_base *base = w->bases[twheel_ts_base(st)];
+
+			spin_lock_irqsave(&base->lock, *flags);
+			if (!((READ_ONCE(timer->state) ^ st) & mask))
+				return base;
+			spin_unlock_irqrestore(&base->lock, *flags);
+		}
+		cpu_relax();
+	}
+}
 
 static u64 twheel_time_to_tick(const struct twheel *w, ktime_t t)
 {
@@ -197,217 +351,254 @@ static ktime_t twheel_tick_end(const struct twheel *w, u64 tick)
 	return w->start + (tick + 1) * w->tick_ns;
 }
 
-/*
- * Arm the hrtimer so that it fires no later than the end of @tick, or, with
- * TW_NO_TICK, let it go idle.  An hrtimer set earlier than needed is left
- * alone: it only costs a wakeup that re-evaluates.
- */
-static void twheel_program(struct twheel *w, u64 tick)
+static bool twheel_base_empty(const struct twheel_base *base)
 {
-	lockdep_assert_held(&w->lock);
+	return !tw_engine_count(&base->engine) && hlist_empty(&base->expired);
+}
+
+/*
+ * Arm the base's hrtimer so that it fires no later than the end of @tick,
+ * or, with TW_NO_TICK, let it go idle.  An hrtimer set earlier than needed
+ * is left alone: it only costs a wakeup that re-evaluates.
+ */
+static void twheel_program(struct twheel_base *base, u64 tick)
+{
+	lockdep_assert_held(&base->lock);
 
 	/*
 	 * The handler cannot cancel its own hrtimer, and programs it from the
-	 * wheel when it is done anyway: don't start it meanwhile.
+	 * engine when it is done anyway: don't start it meanwhile.
 	 */
-	if (w->in_tick)
+	if (base->in_tick)
 		return;
 	if (tick == TW_NO_TICK) {
-		if (w->programmed != TW_NO_TICK) {
+		if (base->programmed != TW_NO_TICK) {
 			/* Fails only as the handler starts; it re-programs. */
-			hrtimer_try_to_cancel(&w->tick);
-			w->programmed = TW_NO_TICK;
+			hrtimer_try_to_cancel(&base->tick);
+			base->programmed = TW_NO_TICK;
 		}
 		return;
 	}
-	if (tick >= w->programmed)
+	if (tick >= base->programmed)
 		return;
-	w->programmed = tick;
-	hrtimer_start(&w->tick, twheel_tick_end(w, tick), HRTIMER_MODE_ABS_SOFT);
+	base->programmed = tick;
+	hrtimer_start(&base->tick, twheel_tick_end(base->wheel, tick),
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
-/* Take a pending timer off the wheel or the expired list. */
-static void twheel_detach(struct twheel *w, struct twheel_timer *timer)
+/* Take a pending timer off its base's engine or expired list. */
+static void twheel_detach(struct twheel_base *base, struct twheel_timer *timer)
 {
-	if (timer->state & TWHEEL_TIMER_EXPIRED) {
+	if (timer->state & TWHEEL_TS_EXPIRED) {
 		hlist_del_init(&timer->node.entry);
-		timer->state &= ~TWHEEL_TIMER_EXPIRED;
-		w->nr_expired--;
+		twheel_ts_clear(timer, TWHEEL_TS_EXPIRED);
+		base->nr_expired--;
 	} else {
-		tw_engine_remove(&w->engine, &timer->node);
+		tw_engine_remove(&base->engine, &timer->node);
 	}
 }
 
 /*
  * Waiting for a running callback.  Without PREEMPT_RT the waiter sleeps on
- * @running_wq and the handler wakes it after each callback.  With
- * PREEMPT_RT, as timer.c and hrtimer.c do, the handler holds @expiry_lock
- * while callbacks run and the waiter blocks on it: the lock is an rt_mutex
- * there, so a high-priority waiter boosts the softirq thread running the
- * callback instead of waiting behind lower-priority work.  Between
- * callbacks the handler lets waiters in.
+ * the base's @running_wq and the handler wakes it after each callback.
+ * With PREEMPT_RT, as timer.c and hrtimer.c do, the handler holds the
+ * base's @expiry_lock while callbacks run and the waiter blocks on it: the
+ * lock is an rt_mutex there, so a high-priority waiter boosts the softirq
+ * thread running the callback instead of waiting behind lower-priority
+ * work.  Between callbacks the handler lets waiters in.
  */
 #ifdef CONFIG_PREEMPT_RT
-static void twheel_sync_init(struct twheel *w)
+static void twheel_sync_init(struct twheel_base *base)
 {
-	spin_lock_init(&w->expiry_lock);
-	atomic_set(&w->sync_waiters, 0);
+	spin_lock_init(&base->expiry_lock);
+	atomic_set(&base->sync_waiters, 0);
 }
 
-static void twheel_expiry_lock(struct twheel *w)
+static void twheel_expiry_lock(struct twheel_base *base)
 {
-	spin_lock(&w->expiry_lock);
+	spin_lock(&base->expiry_lock);
 }
 
-static void twheel_expiry_unlock(struct twheel *w)
+static void twheel_expiry_unlock(struct twheel_base *base)
 {
-	spin_unlock(&w->expiry_lock);
+	spin_unlock(&base->expiry_lock);
 }
 
 /* Called with @lock held after a callback returned. */
-static void twheel_sync_wake(struct twheel *w)
+static void twheel_sync_wake(struct twheel_base *base)
 {
-	if (atomic_read(&w->sync_waiters)) {
-		spin_unlock_irq(&w->lock);
-		spin_unlock(&w->expiry_lock);
-		spin_lock(&w->expiry_lock);
-		spin_lock_irq(&w->lock);
+	if (atomic_read(&base->sync_waiters)) {
+		spin_unlock_irq(&base->lock);
+		spin_unlock(&base->expiry_lock);
+		spin_lock(&base->expiry_lock);
+		spin_lock_irq(&base->lock);
 	}
 }
 
-static void twheel_sync_wait(struct twheel *w, struct twheel_timer *timer)
+static void twheel_sync_wait(struct twheel_base *base,
+			     struct twheel_timer *timer)
 {
-	atomic_inc(&w->sync_waiters);
-	spin_lock_bh(&w->expiry_lock);
-	atomic_dec(&w->sync_waiters);
-	spin_unlock_bh(&w->expiry_lock);
+	atomic_inc(&base->sync_waiters);
+	spin_lock_bh(&base->expiry_lock);
+	atomic_dec(&base->sync_waiters);
+	spin_unlock_bh(&base->expiry_lock);
 }
 #else
-static void twheel_sync_init(struct twheel *w)
+static void twheel_sync_init(struct twheel_base *base)
 {
-	init_waitqueue_head(&w->running_wq);
+	init_waitqueue_head(&base->running_wq);
 }
 
-static void twheel_expiry_lock(struct twheel *w) { }
-static void twheel_expiry_unlock(struct twheel *w) { }
+static void twheel_expiry_lock(struct twheel_base *base) { }
+static void twheel_expiry_unlock(struct twheel_base *base) { }
 
 /* Called with @lock held after a callback returned. */
-static void twheel_sync_wake(struct twheel *w)
+static void twheel_sync_wake(struct twheel_base *base)
 {
 	/* Pairs with the barrier in prepare_to_wait() of twheel_sync_wait(). */
-	if (wq_has_sleeper(&w->running_wq))
-		wake_up(&w->running_wq);
+	if (wq_has_sleeper(&base->running_wq))
+		wake_up(&base->running_wq);
 }
 
-static bool twheel_not_running(struct twheel *w, struct twheel_timer *timer)
+static bool twheel_not_running(struct twheel_base *base,
+			       struct twheel_timer *timer)
 {
-	return READ_ONCE(w->running) != timer;
+	return READ_ONCE(base->running) != timer;
 }
 
-static void twheel_sync_wait(struct twheel *w, struct twheel_timer *timer)
+static void twheel_sync_wait(struct twheel_base *base,
+			     struct twheel_timer *timer)
 {
 	/*
 	 * prepare_to_wait() orders our queueing before the check of
 	 * @running; the handler's wq_has_sleeper() orders its clearing of
 	 * @running before its look at the queue: one of us sees the other.
+	 * A running timer does not leave its base, so this is the base to
+	 * wait on until its callback returned.
 	 */
-	wait_event(w->running_wq, twheel_not_running(w, timer));
+	wait_event(base->running_wq, twheel_not_running(base, timer));
 }
 #endif
 
-static void twheel_run_expired(struct twheel *w, ktime_t now)
+static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 {
-	lockdep_assert_held(&w->lock);
+	struct twheel *w = base->wheel;
 
-	while (!hlist_empty(&w->expired)) {
+	lockdep_assert_held(&base->lock);
+
+	while (!hlist_empty(&base->expired)) {
 		struct twheel_timer *timer;
 		void (*fn)(struct twheel_timer *timer);
 #ifdef CONFIG_LOCKDEP
 		struct lockdep_map lockdep_map;
 #endif
 
-		timer = hlist_entry(w->expired.first, struct twheel_timer,
+		timer = hlist_entry(base->expired.first, struct twheel_timer,
 				    node.entry);
-		twheel_detach(w, timer);
+		twheel_detach(base, timer);
 		if (now > ktime_add_safe(twheel_tick_end(w, timer->node.key),
 					 w->tick_ns))
-			w->stats.late++;
-		w->stats.fired++;
+			base->stats.late++;
+		base->stats.fired++;
 		trace_twheel_timer_expire(timer, timer->expires,
 					  ktime_sub(now, timer->expires));
-		WRITE_ONCE(w->running, timer);
-		WRITE_ONCE(w->running_cpu, smp_processor_id());
+		WRITE_ONCE(base->running, timer);
+		WRITE_ONCE(base->running_cpu, smp_processor_id());
 		fn = timer->function;
 #ifdef CONFIG_LOCKDEP
 		/* The callback may free the timer: use a copy of its map. */
 		lockdep_copy_map(&lockdep_map, &timer->lockdep_map);
 #endif
-		spin_unlock_irq(&w->lock);
+		spin_unlock_irq(&base->lock);
 		twheel_delay(TWHEEL_DELAY_CALLBACK);
 
 		lock_map_acquire(&lockdep_map);
 		fn(timer);
 		lock_map_release(&lockdep_map);
 
-		spin_lock_irq(&w->lock);
-		WRITE_ONCE(w->running, NULL);
-		twheel_sync_wake(w);
+		spin_lock_irq(&base->lock);
+		WRITE_ONCE(base->running, NULL);
+		twheel_sync_wake(base);
 	}
 }
 
 static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 {
-	struct twheel *w = container_of(hrt, struct twheel, tick);
+	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
+	struct twheel *w = base->wheel;
 	unsigned int budget = w->budget;
 	unsigned int n;
 	ktime_t now;
 	u64 clk, upto;
 
-	twheel_expiry_lock(w);
-	spin_lock_irq(&w->lock);
-	w->programmed = TW_NO_TICK;
-	w->in_tick = true;
-	w->stats.wakeups++;
+	twheel_expiry_lock(base);
+	spin_lock_irq(&base->lock);
+	base->programmed = TW_NO_TICK;
+	base->in_tick = true;
+	base->stats.wakeups++;
 	now = ktime_get();
-	WRITE_ONCE(w->tick_now, now);
+	WRITE_ONCE(base->tick_now, now);
 	upto = twheel_time_to_tick(w, now);
-	clk = tw_engine_clk(&w->engine);
-	n = tw_engine_advance(&w->engine, upto, budget, &w->expired);
-	trace_twheel_tick(clk, upto, clk & (tw_engine_slots(&w->engine) - 1), n);
+	clk = tw_engine_clk(&base->engine);
+	n = tw_engine_advance(&base->engine, upto, budget, &base->expired);
+	trace_twheel_tick(base->index, clk, upto,
+			  clk & (tw_engine_slots(&base->engine) - 1), n);
 	if (n) {
 		struct twheel_timer *timer;
 
-		hlist_for_each_entry(timer, &w->expired, node.entry)
-			timer->state |= TWHEEL_TIMER_EXPIRED;
-		w->nr_expired += n;
-		twheel_run_expired(w, now);
+		hlist_for_each_entry(timer, &base->expired, node.entry)
+			twheel_ts_set(timer, TWHEEL_TS_EXPIRED);
+		base->nr_expired += n;
+		twheel_run_expired(base, now);
 	}
 
-	w->in_tick = false;
-	if (n == budget && tw_engine_clk(&w->engine) < upto) {
+	base->in_tick = false;
+	if (n == budget && tw_engine_clk(&base->engine) < upto) {
 		/* Budget used up: run the rest from a fresh softirq pass. */
-		w->programmed = tw_engine_clk(&w->engine);
-		hrtimer_start(&w->tick, ktime_get(), HRTIMER_MODE_ABS_SOFT);
+		base->programmed = tw_engine_clk(&base->engine);
+		hrtimer_start(&base->tick, ktime_get(),
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	} else {
-		twheel_program(w, tw_engine_next_lower_bound(&w->engine));
+		twheel_program(base, tw_engine_next_lower_bound(&base->engine));
 	}
-	spin_unlock_irq(&w->lock);
-	twheel_expiry_unlock(w);
+	spin_unlock_irq(&base->lock);
+	twheel_expiry_unlock(base);
 
 	/* Any re-arming was done with hrtimer_start() above. */
 	return HRTIMER_NORESTART;
+}
+
+/* A consistent snapshot of one base's counters. */
+static void twheel_base_stats(struct twheel_base *base,
+			      struct twheel_stats *st)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&base->lock, flags);
+	*st = base->stats;
+	/* The rest is derived from the engine rather than kept twice. */
+	st->pending = tw_engine_count(&base->engine) + base->nr_expired;
+	st->max_slot = tw_engine_max_slot(&base->engine);
+	st->moves = tw_engine_moves(&base->engine);
+	spin_unlock_irqrestore(&base->lock, flags);
+	st->tick_ns = base->wheel->tick_ns;
+	st->slots = tw_engine_slots(&base->engine);
+	st->engine = base->wheel->kind;
+	st->bases = 1;
 }
 
 static int twheel_stats_show(struct seq_file *m, void *unused)
 {
 	struct twheel *w = m->private;
 	struct twheel_stats st;
+	unsigned int i;
 
 	twheel_get_stats(w, &st);
 	seq_printf(m, "engine:\t\t%s\n", tw_engine_name(st.engine));
 	seq_printf(m, "tick_ns:\t%llu\n", st.tick_ns);
 	seq_printf(m, "slots:\t\t%llu\n", st.slots);
 	seq_printf(m, "budget:\t\t%u\n", w->budget);
+	seq_printf(m, "bases:\t\t%llu\n", st.bases);
 	seq_printf(m, "pending:\t%llu\n", st.pending);
 	seq_printf(m, "armed:\t\t%llu\n", st.armed);
 	seq_printf(m, "fired:\t\t%llu\n", st.fired);
@@ -415,8 +606,26 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "late:\t\t%llu\n", st.late);
 	seq_printf(m, "max_slot:\t%llu\n", st.max_slot);
 	seq_printf(m, "moves:\t\t%llu\n", st.moves);
+	seq_printf(m, "migrated:\t%llu\n", st.migrated);
 	seq_printf(m, "wakeups:\t%llu\n", st.wakeups);
 	seq_printf(m, "tick_armed:\t%d\n", twheel_tick_armed(w));
+	/* One line per base: its CPU (or "all") and its own counters. */
+	seq_puts(m, "base\tpending\tarmed\tfired\tcancelled\tlate\tmigrated\twakeups\ttick_armed\n");
+	for (i = 0; i < w->nr_bases; i++) {
+		struct twheel_base *base = w->bases[i];
+
+		if (!base)
+			continue;
+		twheel_base_stats(base, &st);
+		if (twheel_single(w))
+			seq_puts(m, "all");
+		else
+			seq_printf(m, "cpu%u", base->cpu);
+		seq_printf(m, "\t%llu\t%llu\t%llu\t%llu\t\t%llu\t%llu\t\t%llu\t%d\n",
+			   st.pending, st.armed, st.fired, st.cancelled,
+			   st.late, st.migrated, st.wakeups,
+			   hrtimer_active(&base->tick));
+	}
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(twheel_stats);
@@ -435,40 +644,93 @@ static void twheel_debugfs_add(struct twheel *w, const char *name)
 	debugfs_create_file("stats", 0444, w->debugfs, w, &twheel_stats_fops);
 }
 
+static void twheel_free(struct twheel *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_bases; i++) {
+		if (!w->bases[i])
+			continue;
+		kvfree(w->bases[i]->mem);
+		kfree(w->bases[i]);
+	}
+	kfree(w);
+}
+
+static int twheel_base_alloc(struct twheel *w, unsigned int index,
+			     unsigned int cpu)
+{
+	int node = cpu_to_node(cpu);
+	struct twheel_base *base;
+
+	base = kzalloc_node(sizeof(*base), GFP_KERNEL, node);
+	if (!base)
+		return -ENOMEM;
+	base->mem = kvzalloc_node(tw_engine_mem_size(w->kind, w->bits),
+				  GFP_KERNEL, node);
+	if (!base->mem) {
+		kfree(base);
+		return -ENOMEM;
+	}
+	spin_lock_init(&base->lock);
+	twheel_sync_init(base);
+	INIT_HLIST_HEAD(&base->expired);
+	base->wheel = w;
+	base->cpu = cpu;
+	base->index = index;
+	base->programmed = TW_NO_TICK;
+	tw_engine_init(&base->engine, w->kind, base->mem, w->bits, 0);
+	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_SOFT);
+	w->bases[index] = base;
+	return 0;
+}
+
 static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 					  unsigned int budget,
 					  enum twheel_engine engine,
+					  unsigned int flags,
 					  const char *name)
 {
+	unsigned int nr, cpu;
 	struct twheel *w;
-	void *mem;
+	int ret = 0;
 
 	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX ||
 	    bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX || !budget ||
-	    (unsigned int)engine >= TWHEEL_NR_ENGINES)
+	    (unsigned int)engine >= TWHEEL_NR_ENGINES ||
+	    (flags & ~TWHEEL_CREATE_FLAGS))
 		return ERR_PTR(-EINVAL);
 
-	w = kzalloc(sizeof(*w), GFP_KERNEL);
+	nr = (flags & TWHEEL_CREATE_SINGLE_BASE) ? 1 : nr_cpu_ids;
+	w = kzalloc(struct_size(w, bases, nr), GFP_KERNEL);
 	if (!w)
 		return ERR_PTR(-ENOMEM);
-	mem = kvzalloc(tw_engine_mem_size(engine, bits), GFP_KERNEL);
-	if (!mem) {
-		kfree(w);
-		return ERR_PTR(-ENOMEM);
-	}
-
-	spin_lock_init(&w->lock);
-	twheel_sync_init(w);
-	INIT_HLIST_HEAD(&w->expired);
 	w->tick_ns = tick_ns;
 	w->budget = budget;
-	w->programmed = TW_NO_TICK;
+	w->bits = bits;
+	w->kind = engine;
+	w->flags = flags;
+	w->nr_bases = nr;
 	w->start = ktime_get();
 	w->last_tick = div_u64(KTIME_MAX - w->start, tick_ns);
-	w->mem = mem;
-	tw_engine_init(&w->engine, engine, mem, bits, 0);
-	twheel_hrtimer_setup(&w->tick, twheel_tick, CLOCK_MONOTONIC,
-			     HRTIMER_MODE_ABS_SOFT);
+
+	if (twheel_single(w)) {
+		ret = twheel_base_alloc(w, 0, cpumask_first(cpu_possible_mask));
+	} else {
+		for_each_possible_cpu(cpu) {
+			ret = twheel_base_alloc(w, cpu, cpu);
+			if (ret)
+				break;
+		}
+	}
+	if (!ret && !twheel_single(w))
+		ret = cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
+						       &w->cpuhp_node);
+	if (ret) {
+		twheel_free(w);
+		return ERR_PTR(ret);
+	}
 	twheel_debugfs_add(w, name);
 	return w;
 }
@@ -477,11 +739,13 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
  * twheel_create() - create a wheel instance
  * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
  * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
- * @budget:  most callbacks run per tick, at least 1
+ * @budget:  most callbacks run per tick and base, at least 1
  *
- * The wheel's level 0 spans (1 << @bits) ticks; timers further out wait on
- * coarser levels and move down as they come near (the hierarchical
- * engine; twheel_create_engine() picks another).
+ * The instance has one base per possible CPU (twheel_create_flags() with
+ * TWHEEL_CREATE_SINGLE_BASE gives it one).  Each base's level 0 spans
+ * (1 << @bits) ticks; timers further out wait on coarser levels and move
+ * down as they come near (the hierarchical engine; twheel_create_engine()
+ * picks another).
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -491,7 +755,7 @@ struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget)
 {
 	return twheel_create_named(tick_ns, bits, budget, TWHEEL_ENGINE_HIER,
-				   NULL);
+				   0, NULL);
 }
 EXPORT_SYMBOL_GPL(twheel_create);
 
@@ -500,12 +764,13 @@ EXPORT_SYMBOL_GPL(twheel_create);
  * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
  * @bits:    log2 of the level-0 slot count, TWHEEL_BITS_MIN ..
  *           TWHEEL_BITS_MAX (the Lawn uses at most 2^10 FIFOs)
- * @budget:  most callbacks run per tick, at least 1
+ * @budget:  most callbacks run per tick and base, at least 1
  * @engine:  enum twheel_engine: TWHEEL_ENGINE_HIER (what twheel_create()
  *           uses), TWHEEL_ENGINE_SCHEME6 or TWHEEL_ENGINE_LAWN
  *
  * The engines keep the same guarantees (never early, exactly once, the
- * budget) and differ in cost: see Documentation/design.rst.
+ * budget) and differ in cost: see Documentation/design.rst.  The instance
+ * has one base per possible CPU, each with its own engine.
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -515,9 +780,36 @@ struct twheel *twheel_create_engine(u64 tick_ns, unsigned int bits,
 				    unsigned int budget,
 				    enum twheel_engine engine)
 {
-	return twheel_create_named(tick_ns, bits, budget, engine, NULL);
+	return twheel_create_named(tick_ns, bits, budget, engine, 0, NULL);
 }
 EXPORT_SYMBOL_GPL(twheel_create_engine);
+
+/**
+ * twheel_create_flags() - create a wheel instance with creation flags
+ * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
+ * @bits:    log2 of the level-0 slot count, TWHEEL_BITS_MIN ..
+ *           TWHEEL_BITS_MAX (the Lawn uses at most 2^10 FIFOs)
+ * @budget:  most callbacks run per tick and base, at least 1
+ * @engine:  enum twheel_engine
+ * @flags:   0 or TWHEEL_CREATE_SINGLE_BASE
+ *
+ * With TWHEEL_CREATE_SINGLE_BASE the instance is one base, one lock and one
+ * hrtimer whichever CPU arms its timers, and its callbacks never run
+ * concurrently with each other: for callers that rely on that.  Without it,
+ * as twheel_create_engine().
+ *
+ * Context: process context, may sleep.
+ * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range,
+ * an unknown engine or unknown flags, and ERR_PTR(-ENOMEM) when memory runs
+ * out.
+ */
+struct twheel *twheel_create_flags(u64 tick_ns, unsigned int bits,
+				   unsigned int budget,
+				   enum twheel_engine engine, unsigned int flags)
+{
+	return twheel_create_named(tick_ns, bits, budget, engine, flags, NULL);
+}
+EXPORT_SYMBOL_GPL(twheel_create_flags);
 
 /**
  * twheel_engine_name() - the name of an engine
@@ -533,6 +825,44 @@ const char *twheel_engine_name(enum twheel_engine engine)
 }
 EXPORT_SYMBOL_GPL(twheel_engine_name);
 
+/* Stop every base's hrtimer; from here no tick handler runs. */
+static unsigned long twheel_quiesce(struct twheel *w)
+{
+	unsigned long pending = 0;
+	unsigned int i;
+
+	for (i = 0; i < w->nr_bases; i++) {
+		struct twheel_base *base = w->bases[i];
+
+		if (!base)
+			continue;
+		hrtimer_cancel(&base->tick);
+		spin_lock_irq(&base->lock);
+		pending += tw_engine_count(&base->engine) + base->nr_expired;
+		spin_unlock_irq(&base->lock);
+	}
+	return pending;
+}
+
+/* Undo twheel_quiesce() for a wheel that is left running. */
+static void twheel_resume(struct twheel *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_bases; i++) {
+		struct twheel_base *base = w->bases[i];
+
+		if (!base)
+			continue;
+		spin_lock_irq(&base->lock);
+		base->programmed = TW_NO_TICK;
+		twheel_program(base, tw_engine_next_lower_bound(&base->engine));
+		if (!hlist_empty(&base->expired))
+			twheel_program(base, 0);
+		spin_unlock_irq(&base->lock);
+	}
+}
+
 /**
  * twheel_destroy() - free a wheel instance
  * @wheel: the instance, from twheel_create(); NULL or an ERR_PTR is ignored
@@ -545,7 +875,7 @@ EXPORT_SYMBOL_GPL(twheel_engine_name);
  * wheel instead of corrupting memory.  A callback still running is waited
  * for.
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; not from a CPU hotplug callback.
  * Return: 0 when the wheel was freed (or @wheel was NULL or an ERR_PTR);
  * -EBUSY when timers were still pending on it.
  */
@@ -556,24 +886,22 @@ int twheel_destroy(struct twheel *wheel)
 	if (IS_ERR_OR_NULL(wheel))
 		return 0;
 	might_sleep();
-	/* From here no tick handler runs, and so no callback. */
-	hrtimer_cancel(&wheel->tick);
-	spin_lock_irq(&wheel->lock);
-	pending = tw_engine_count(&wheel->engine) + wheel->nr_expired;
+	/* No hotplug teardown moves timers while we look. */
+	if (!twheel_single(wheel))
+		cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
+						    &wheel->cpuhp_node);
+	pending = twheel_quiesce(wheel);
 	if (pending) {
-		wheel->programmed = TW_NO_TICK;
-		twheel_program(wheel,
-			       tw_engine_next_lower_bound(&wheel->engine));
-	}
-	spin_unlock_irq(&wheel->lock);
-	if (pending) {
+		twheel_resume(wheel);
+		if (!twheel_single(wheel))
+			cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
+							 &wheel->cpuhp_node);
 		pr_err("refusing to destroy wheel %pd with %lu timers pending\n",
 		       wheel->debugfs, pending);
 		return -EBUSY;
 	}
 	debugfs_remove_recursive(wheel->debugfs);
-	kvfree(wheel->mem);
-	kfree(wheel);
+	twheel_free(wheel);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(twheel_destroy);
@@ -582,9 +910,9 @@ EXPORT_SYMBOL_GPL(twheel_destroy);
  * twheel_default() - the module's default wheel instance
  *
  * Context: any context.
- * Return: the default instance.  Its tick length, size and budget are the
- * module parameters tick_ns, wheel_bits and budget; it lives as long as the
- * module.
+ * Return: the default instance, with one base per possible CPU.  Its tick
+ * length, size and budget are the module parameters tick_ns, wheel_bits and
+ * budget; it lives as long as the module.
  */
 struct twheel *twheel_default(void)
 {
@@ -597,11 +925,13 @@ EXPORT_SYMBOL_GPL(twheel_default);
  * @timer:    the timer, caller-owned memory
  * @wheel:    the instance the timer will run on
  * @function: callback; runs in softirq context
- * @flags:    reserved, must be 0
+ * @flags:    0, TWHEEL_TIMER_PINNED or TWHEEL_TIMER_ANY_CPU: which base
+ *            start and modify arm it on (see include/linux/twheel.h)
  * @name:     lockdep name of the callback
  * @key:      lockdep class of the callback
  *
- * Must not be called on a pending timer.  Clears a previous shutdown.
+ * Must not be called on a pending timer, nor while its callback runs.
+ * Clears a previous shutdown.
  *
  * Context: any context.
  */
@@ -609,20 +939,74 @@ void __twheel_timer_setup(struct twheel_timer *timer, struct twheel *wheel,
 			  void (*function)(struct twheel_timer *), u32 flags,
 			  const char *name, struct lock_class_key *key)
 {
+	unsigned int index = 0;
+
+	WARN_ON_ONCE(flags & ~TWHEEL_TIMER_FLAGS);
+	/* Any base will do until the first arm; this CPU's is likely next. */
+	if (wheel && !twheel_single(wheel))
+		index = raw_smp_processor_id();
 	tw_node_init(&timer->node);
 	timer->expires = 0;
 	timer->function = function;
 	timer->wheel = wheel;
-	timer->state = 0;
-	timer->flags = flags;
+	WRITE_ONCE(timer->state, index << TWHEEL_TS_BASE_SHIFT);
+	timer->flags = flags & TWHEEL_TIMER_FLAGS;
 	lockdep_init_map(&timer->lockdep_map, name, key, 0);
 }
 EXPORT_SYMBOL_GPL(__twheel_timer_setup);
+
+/*
+ * The base @timer, now on @base (locked), is to be armed on.  A running
+ * timer stays where its callback runs: see the DOC block.
+ */
+static struct twheel_base *twheel_target(struct twheel *w,
+					 struct twheel_timer *timer,
+					 struct twheel_base *base,
+					 bool pending)
+{
+	if (twheel_single(w) || base->running == timer)
+		return base;
+	if (timer->flags & TWHEEL_TIMER_PINNED) {
+		if ((timer->state & TWHEEL_TS_PLACED) && cpu_online(base->cpu))
+			return base;
+	} else if ((timer->flags & TWHEEL_TIMER_ANY_CPU) && pending) {
+		return base;
+	}
+	/*
+	 * The base lock keeps us on this CPU (it disables preemption, or
+	 * migration on PREEMPT_RT); and any base would be correct anyway.
+	 */
+	return w->bases[raw_smp_processor_id()];
+}
+
+/*
+ * Move @timer, not linked, from @base (locked) to @to: timer.c's
+ * __mod_timer() base switch.  While neither lock is held the timer is
+ * marked migrating, so every other operation on it waits in
+ * twheel_lock_base().  Interrupts stay disabled throughout (the caller
+ * restores them when it unlocks @to).
+ */
+static struct twheel_base *twheel_migrate(struct twheel_timer *timer,
+					  struct twheel_base *base,
+					  struct twheel_base *to)
+	__releases(&base->lock) __acquires(&to->lock)
+{
+	twheel_ts_set(timer, TWHEEL_TS_MIGRATING);
+	spin_unlock(&base->lock);
+	twheel_delay(TWHEEL_DELAY_MIGRATE);
+	spin_lock(&to->lock);
+	WRITE_ONCE(timer->state,
+		   (timer->state & TWHEEL_TS_BITS & ~TWHEEL_TS_MIGRATING) |
+		   (to->index << TWHEEL_TS_BASE_SHIFT));
+	return to;
+}
 
 static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		      u64 slack_ns, enum twheel_mode mode, bool idle_only)
 {
 	struct twheel *w = timer->wheel;
+	struct twheel_base *base, *to;
+	bool moved = false;
 	unsigned long flags;
 	u64 lo, hi;
 	int ret;
@@ -634,8 +1018,8 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	if (expires < 0 || slack_ns > KTIME_MAX)
 		return -EINVAL;
 
-	spin_lock_irqsave(&w->lock, flags);
-	if (timer->state & TWHEEL_TIMER_SHUTDOWN) {
+	base = twheel_lock_base(timer, &flags);
+	if (timer->state & TWHEEL_TS_SHUTDOWN) {
 		ret = -ESHUTDOWN;
 		goto unlock;
 	}
@@ -645,24 +1029,37 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		goto unlock;
 	}
 
+	to = twheel_target(w, timer, base, ret);
+	if (to != base) {
+		if (ret) {
+			twheel_detach(base, timer);
+			to->stats.migrated++;
+			if (twheel_base_empty(base))
+				twheel_program(base, TW_NO_TICK);
+		}
+		base = twheel_migrate(timer, base, to);
+		moved = true;
+	}
+	twheel_ts_set(timer, TWHEEL_TS_PLACED);
+
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(ktime_get(), expires);
-	lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&w->engine));
+	lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&base->engine));
 	hi = lo;
 	if (slack_ns)
 		hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
 			 lo);
 
 	/* Keep a pending timer where it is when that still fits the range. */
-	if (!ret || (timer->state & TWHEEL_TIMER_EXPIRED) ||
+	if (!ret || moved || (timer->state & TWHEEL_TS_EXPIRED) ||
 	    timer->node.key < lo || timer->node.key > hi) {
-		if (ret)
-			twheel_detach(w, timer);
-		else
-			w->stats.armed++;
-		tw_engine_insert(&w->engine, &timer->node,
-				 tw_engine_pick_key(&w->engine, lo, hi));
-		twheel_program(w, timer->node.key);
+		if (ret && !moved)
+			twheel_detach(base, timer);
+		else if (!ret)
+			base->stats.armed++;
+		tw_engine_insert(&base->engine, &timer->node,
+				 tw_engine_pick_key(&base->engine, lo, hi));
+		twheel_program(base, timer->node.key);
 	}
 	WRITE_ONCE(timer->expires, expires);
 	if (idle_only)
@@ -672,7 +1069,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		trace_twheel_timer_modify(timer, expires, slack_ns,
 					  timer->node.key, ret);
 unlock:
-	spin_unlock_irqrestore(&w->lock, flags);
+	spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
 
@@ -685,7 +1082,9 @@ unlock:
  *
  * The timer fires no earlier than @expires and, when the wheel's ticks are
  * on time, no later than one tick plus @slack_ns after it.  An expiry in
- * the past fires at the next tick.
+ * the past fires at the next tick.  It is armed on the calling CPU's base
+ * (unless TWHEEL_TIMER_PINNED keeps it on its own, or its callback is
+ * running: then on the base running it).
  *
  * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 0 on success; -EBUSY if the timer is already pending (use
@@ -707,9 +1106,13 @@ EXPORT_SYMBOL_GPL(twheel_timer_start);
  * @slack_ns: how much later than @expires the timer may fire, in ns
  * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
  *
- * O(1).  If the timer is pending and its current tick already lies within
- * [@expires, @expires + @slack_ns] it is not moved at all.  A timer whose
- * callback was due but has not started yet is re-armed instead of firing.
+ * O(1).  If the timer is pending on the calling CPU's base and its
+ * current tick already lies within [@expires, @expires + @slack_ns] it is
+ * not moved at all.  If it is on another base it moves to this CPU's,
+ * unless its callback is running (it stays on the base running it),
+ * TWHEEL_TIMER_PINNED keeps it on its own or TWHEEL_TIMER_ANY_CPU leaves a
+ * pending timer where it is.  A timer whose callback was due but has not
+ * started yet is re-armed instead of firing.
  *
  * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 1 if the timer was pending, 0 if it was not; -ESHUTDOWN after
@@ -723,35 +1126,37 @@ int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
 EXPORT_SYMBOL_GPL(twheel_timer_modify);
 
 /*
- * Take @timer off the wheel (or the expired list), as timer.c's
+ * Take @timer off its base's engine (or expired list), as timer.c's
  * __try_to_del_timer_sync() does for @sync callers: while the timer's
- * callback runs, a sync caller leaves it alone and gets -1, so that it
- * waits and tries again once the callback returned; whatever the callback
- * (or another CPU) armed meanwhile is cancelled then.  Otherwise returns
- * 1 if the timer was pending, 0 if not.  @shutdown marks the timer shut
- * down first, even when -1 is returned, so re-arming fails from then on.
+ * callback runs, a sync caller leaves it alone, gets -1 and in @waitbase
+ * the base running the callback, so that it waits there and tries again
+ * once the callback returned; whatever the callback (or another CPU) armed
+ * meanwhile is cancelled then.  Otherwise returns 1 if the timer was
+ * pending, 0 if not.  @shutdown marks the timer shut down first, even when
+ * -1 is returned, so re-arming fails from then on.
  */
 static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
-			     bool sync)
+			     bool sync, struct twheel_base **waitbase)
 {
-	struct twheel *w = timer->wheel;
+	struct twheel_base *base;
 	unsigned long flags;
 	int ret = 0;
 
-	spin_lock_irqsave(&w->lock, flags);
+	base = twheel_lock_base(timer, &flags);
 	if (shutdown)
-		timer->state |= TWHEEL_TIMER_SHUTDOWN;
-	if (sync && w->running == timer) {
+		twheel_ts_set(timer, TWHEEL_TS_SHUTDOWN);
+	if (sync && base->running == timer) {
+		*waitbase = base;
 		ret = -1;
 	} else if (tw_node_linked(&timer->node)) {
-		twheel_detach(w, timer);
-		w->stats.cancelled++;
+		twheel_detach(base, timer);
+		base->stats.cancelled++;
 		trace_twheel_timer_cancel(timer);
 		ret = 1;
-		if (!tw_engine_count(&w->engine) && hlist_empty(&w->expired))
-			twheel_program(w, TW_NO_TICK);
+		if (twheel_base_empty(base))
+			twheel_program(base, TW_NO_TICK);
 	}
-	spin_unlock_irqrestore(&w->lock, flags);
+	spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
 }
 
@@ -760,7 +1165,8 @@ static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
  * @timer: the timer
  *
  * After this returns the timer is not pending, but its callback may still
- * be running on another CPU; see twheel_timer_cancel_sync().
+ * be running on another CPU; see twheel_timer_cancel_sync().  Locks only
+ * the base the timer is on.
  *
  * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 1 if the timer was pending, 0 if it was not.
@@ -769,7 +1175,7 @@ int twheel_timer_cancel(struct twheel_timer *timer)
 {
 	if (!timer->wheel)
 		return 0;
-	return twheel_try_cancel(timer, false, false);
+	return twheel_try_cancel(timer, false, false, NULL);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_cancel);
 
@@ -777,10 +1183,19 @@ EXPORT_SYMBOL_GPL(twheel_timer_cancel);
 static bool twheel_in_own_callback(struct twheel_timer *timer)
 {
 	struct twheel *w = timer->wheel;
+	struct twheel_base *base;
+	u32 st = READ_ONCE(timer->state);
 
+	/*
+	 * Inside its callback the timer cannot leave the base running it,
+	 * so the word names that base; a stale word means we are not there.
+	 */
+	if (st & TWHEEL_TS_MIGRATING)
+		return false;
+	base = w->bases[twheel_ts_base(st)];
 	/* Softirqs do not nest: this CPU is inside that callback. */
-	return in_serving_softirq() && READ_ONCE(w->running) == timer &&
-	       READ_ONCE(w->running_cpu) == raw_smp_processor_id();
+	return in_serving_softirq() && READ_ONCE(base->running) == timer &&
+	       READ_ONCE(base->running_cpu) == raw_smp_processor_id();
 }
 
 /*
@@ -802,23 +1217,23 @@ static void twheel_lockdep_wait(struct twheel_timer *timer)
 
 static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
 {
-	struct twheel *w = timer->wheel;
+	struct twheel_base *base = NULL;
 	int ret;
 
-	if (!w)
+	if (!timer->wheel)
 		return 0;
 
 	twheel_lockdep_wait(timer);
 
 	if (WARN_ON_ONCE(twheel_in_own_callback(timer)))
-		return twheel_try_cancel(timer, shutdown, false);
+		return twheel_try_cancel(timer, shutdown, false, NULL);
 	might_sleep();
 
 	for (;;) {
-		ret = twheel_try_cancel(timer, shutdown, true);
+		ret = twheel_try_cancel(timer, shutdown, true, &base);
 		if (ret >= 0)
 			return ret;
-		twheel_sync_wait(w, timer);
+		twheel_sync_wait(base, timer);
 	}
 }
 
@@ -866,7 +1281,9 @@ EXPORT_SYMBOL_GPL(twheel_timer_shutdown_sync);
  * @timer: the timer
  *
  * Lockless, like timer_pending(): the answer may be stale by the time the
- * caller looks at it unless the caller serialises against the timer.
+ * caller looks at it unless the caller serialises against the timer.  A
+ * timer that is moving between bases reads as not pending for that
+ * instant, as a timer_list does in __mod_timer().
  *
  * Context: any context.
  * Return: true if the timer is pending (armed and its callback not begun).
@@ -880,23 +1297,23 @@ EXPORT_SYMBOL_GPL(twheel_timer_pending);
 /*
  * For the device's QUERY: whether @timer is pending and whether its
  * callback runs, and the expiry in force, as one snapshot under the lock
- * (twheel_timer_pending() alone cannot tell a timer whose callback is about
- * to re-arm it from one that is idle).
+ * of its base (twheel_timer_pending() alone cannot tell a timer whose
+ * callback is about to re-arm it from one that is idle).
  */
 unsigned int twheel_timer_state(const struct twheel_timer *timer,
 				ktime_t *expires)
 {
-	struct twheel *w = timer->wheel;
+	struct twheel_base *base;
 	unsigned int state = 0;
 	unsigned long flags;
 
-	spin_lock_irqsave(&w->lock, flags);
+	base = twheel_lock_base(timer, &flags);
 	if (tw_node_linked(&timer->node))
 		state |= TWHEEL_STATE_PENDING;
-	if (w->running == timer)
+	if (base->running == timer)
 		state |= TWHEEL_STATE_RUNNING;
 	*expires = timer->expires;
-	spin_unlock_irqrestore(&w->lock, flags);
+	spin_unlock_irqrestore(&base->lock, flags);
 	return state;
 }
 
@@ -929,18 +1346,41 @@ EXPORT_SYMBOL_GPL(twheel_timer_expires);
  */
 ktime_t twheel_fire_time(const struct twheel_timer *timer)
 {
-	return READ_ONCE(timer->wheel->tick_now);
+	/* The timer stays on the base running its callback. */
+	u32 st = READ_ONCE(timer->state);
+
+	return READ_ONCE(timer->wheel->bases[twheel_ts_base(st)]->tick_now);
 }
 EXPORT_SYMBOL_GPL(twheel_fire_time);
+
+/* The end of the earliest tick of @base's timers if <= @bound. */
+static ktime_t twheel_base_next(struct twheel_base *base, u64 bound)
+{
+	unsigned long flags;
+	ktime_t ret = KTIME_MAX;
+	u64 key;
+
+	spin_lock_irqsave(&base->lock, flags);
+	if (!hlist_empty(&base->expired))
+		key = max(tw_engine_clk(&base->engine), 1ULL) - 1;
+	else
+		key = tw_engine_next_key(&base->engine, bound);
+	if (key != TW_NO_TICK)
+		ret = twheel_tick_end(base->wheel, key);
+	spin_unlock_irqrestore(&base->lock, flags);
+	return ret;
+}
 
 /**
  * twheel_next_expiry() - when the next timer will fire
  * @wheel: the instance
  * @bound: search no further than timers due by this CLOCK_MONOTONIC time
  *
- * The search costs what the engine's exact next key costs: O(levels) plus
- * one upper slot's walk for the hierarchical engine, O(1) for the Lawn, for
- * Scheme 6 the slots in tick order up to the first tick past @bound.
+ * The earliest over all bases, each locked in turn (so a snapshot per
+ * base, not of the instance).  Per base, the search costs what the
+ * engine's exact next key costs: O(levels) plus one upper slot's walk for
+ * the hierarchical engine, O(1) for the Lawn, for Scheme 6 the slots in
+ * tick order up to the first tick past @bound.
  *
  * Context: any context.
  * Return: the time at which the earliest pending timer fires (the end of its
@@ -948,19 +1388,13 @@ EXPORT_SYMBOL_GPL(twheel_fire_time);
  */
 ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound)
 {
-	unsigned long flags;
+	u64 tick = twheel_time_to_tick(wheel, bound);
 	ktime_t ret = KTIME_MAX;
-	u64 key;
+	unsigned int i;
 
-	spin_lock_irqsave(&wheel->lock, flags);
-	if (!hlist_empty(&wheel->expired))
-		key = max(tw_engine_clk(&wheel->engine), 1ULL) - 1;
-	else
-		key = tw_engine_next_key(&wheel->engine,
-					 twheel_time_to_tick(wheel, bound));
-	if (key != TW_NO_TICK)
-		ret = twheel_tick_end(wheel, key);
-	spin_unlock_irqrestore(&wheel->lock, flags);
+	for (i = 0; i < wheel->nr_bases; i++)
+		if (wheel->bases[i])
+			ret = min(ret, twheel_base_next(wheel->bases[i], tick));
 	return ret;
 }
 EXPORT_SYMBOL_GPL(twheel_next_expiry);
@@ -968,52 +1402,190 @@ EXPORT_SYMBOL_GPL(twheel_next_expiry);
 /**
  * twheel_get_stats() - read the counters of a wheel
  * @wheel: the instance
- * @stats: filled with a consistent snapshot
+ * @stats: filled with the totals over its bases
+ *
+ * Each base is read as a consistent snapshot under its lock; the totals
+ * add them up (max_slot is the largest).  The size fields (tick_ns, slots,
+ * engine) are those of one base; @bases counts the bases.
  *
  * Context: any context.
  */
 void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 {
-	unsigned long flags;
+	struct twheel_stats st;
+	unsigned int i;
 
-	spin_lock_irqsave(&wheel->lock, flags);
-	*stats = wheel->stats;
-	/* The rest is derived from the wheel rather than kept twice. */
-	stats->pending = tw_engine_count(&wheel->engine) + wheel->nr_expired;
-	stats->max_slot = tw_engine_max_slot(&wheel->engine);
-	stats->tick_ns = wheel->tick_ns;
-	stats->slots = tw_engine_slots(&wheel->engine);
-	stats->engine = wheel->engine.kind;
-	stats->moves = tw_engine_moves(&wheel->engine);
-	spin_unlock_irqrestore(&wheel->lock, flags);
+	memset(stats, 0, sizeof(*stats));
+	for (i = 0; i < wheel->nr_bases; i++) {
+		if (!wheel->bases[i])
+			continue;
+		twheel_base_stats(wheel->bases[i], &st);
+		stats->armed += st.armed;
+		stats->fired += st.fired;
+		stats->cancelled += st.cancelled;
+		stats->late += st.late;
+		stats->max_slot = max(stats->max_slot, st.max_slot);
+		stats->wakeups += st.wakeups;
+		stats->pending += st.pending;
+		stats->moves += st.moves;
+		stats->migrated += st.migrated;
+		stats->bases += st.bases;
+		stats->tick_ns = st.tick_ns;
+		stats->slots = st.slots;
+		stats->engine = st.engine;
+	}
 }
 EXPORT_SYMBOL_GPL(twheel_get_stats);
 
 /**
- * twheel_tick_armed() - is the wheel's hrtimer armed?
+ * twheel_get_cpu_stats() - read the counters of one CPU's base
  * @wheel: the instance
- *
- * Shows tickless operation: an empty, quiescent wheel has no hrtimer armed.
+ * @cpu:   a possible CPU
+ * @stats: filled with a consistent snapshot of the base that timers armed
+ *         on @cpu go to (of a single-base instance: its only base)
  *
  * Context: any context.
- * Return: true while the hrtimer is queued or its handler is running.
+ * Return: 0, or -EINVAL if @cpu is not a possible CPU.
+ */
+int twheel_get_cpu_stats(struct twheel *wheel, unsigned int cpu,
+			 struct twheel_stats *stats)
+{
+	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
+		return -EINVAL;
+	twheel_base_stats(twheel_cpu_base(wheel, cpu), stats);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(twheel_get_cpu_stats);
+
+/**
+ * twheel_tick_armed() - is any of the wheel's hrtimers armed?
+ * @wheel: the instance
+ *
+ * Shows tickless operation: an empty, quiescent wheel has no hrtimer armed
+ * on any base.
+ *
+ * Context: any context.
+ * Return: true while the hrtimer of some base is queued or its handler is
+ * running.
  */
 bool twheel_tick_armed(struct twheel *wheel)
 {
-	return hrtimer_active(&wheel->tick);
+	unsigned int i;
+
+	for (i = 0; i < wheel->nr_bases; i++)
+		if (wheel->bases[i] && hrtimer_active(&wheel->bases[i]->tick))
+			return true;
+	return false;
 }
 EXPORT_SYMBOL_GPL(twheel_tick_armed);
+
+/* Link the timers on @list into @to's engine at their ticks. */
+static unsigned long twheel_move_list(struct hlist_head *list,
+				      struct twheel_base *to)
+{
+	struct twheel_timer *timer;
+	struct hlist_node *tmp;
+	unsigned long moved = 0;
+
+	hlist_for_each_entry_safe(timer, tmp, list, node.entry) {
+		u64 key = timer->node.key;
+
+		hlist_del_init(&timer->node.entry);
+		WRITE_ONCE(timer->state,
+			   (timer->state & TWHEEL_TS_BITS & ~TWHEEL_TS_EXPIRED) |
+			   (to->index << TWHEEL_TS_BASE_SHIFT));
+		tw_engine_insert(&to->engine, &timer->node, key);
+		moved++;
+	}
+	return moved;
+}
+
+/*
+ * Move everything pending on @from to @to, both locked: timers_dead_cpu().
+ * The engine offers no walk, so advance it to the end of time (which hands
+ * out every node) and start it afresh, empty, at its old clock.  Each
+ * timer keeps its tick: a tick below @to's clock is clamped up to it,
+ * which is later, never earlier.  Due timers whose callbacks @from's
+ * handler has not started (it is not running: see the caller) go into
+ * @to's engine the same way, at their tick, which is already over.
+ */
+static unsigned long twheel_base_move(struct twheel_base *from,
+				      struct twheel_base *to)
+{
+	struct twheel *w = from->wheel;
+	unsigned long moved;
+	HLIST_HEAD(all);
+	u64 clk;
+
+	clk = tw_engine_clk(&from->engine);
+	tw_engine_advance(&from->engine, w->last_tick + 1, 0, &all);
+	memset(from->mem, 0, tw_engine_mem_size(w->kind, w->bits));
+	tw_engine_init(&from->engine, w->kind, from->mem, w->bits, clk);
+	moved = twheel_move_list(&from->expired, to);
+	from->nr_expired = 0;
+	moved += twheel_move_list(&all, to);
+	to->stats.migrated += moved;
+	return moved;
+}
+
+/*
+ * Teardown of twheel's hotplug state, for every per-CPU instance: @cpu is
+ * dead; move its base's pending timers to the base of the CPU we run on
+ * (a live one: the hotplug control thread, which may sleep).
+ */
+static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
+{
+	struct twheel *w = hlist_entry(node, struct twheel, cpuhp_node);
+	struct twheel_base *from = w->bases[cpu], *to;
+	unsigned long moved;
+
+	/*
+	 * Its hrtimer may still be queued, on the dead CPU or, programmed
+	 * from elsewhere, on a live one: stop it and wait for a handler that
+	 * runs callbacks, so that nothing walks @from->expired meanwhile.
+	 * One that starts after that (re-programmed by an arm on @from, of
+	 * a timer with TWHEEL_TIMER_ANY_CPU) finishes first, then we retry.
+	 */
+	for (;;) {
+		hrtimer_cancel(&from->tick);
+		spin_lock_irq(&from->lock);
+		if (!from->in_tick)
+			break;
+		spin_unlock_irq(&from->lock);
+	}
+	/* Any live base would do; interrupts are off, we stay on this CPU. */
+	to = w->bases[raw_smp_processor_id()];
+	spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+	moved = twheel_base_move(from, to);
+	if (moved)
+		twheel_program(to, tw_engine_next_lower_bound(&to->engine));
+	spin_unlock(&to->lock);
+	hrtimer_try_to_cancel(&from->tick);
+	from->programmed = TW_NO_TICK;
+	spin_unlock_irq(&from->lock);
+	if (moved)
+		pr_debug("cpu%u offline: %lu timers of %pd moved to cpu%u\n",
+			 cpu, moved, w->debugfs, to->cpu);
+	return 0;
+}
 
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 			 enum twheel_engine engine)
 {
 	struct twheel *w;
+	int ret;
 
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "twheel:dead",
+				      NULL, twheel_cpu_dead);
+	if (ret < 0)
+		return ret;
+	twheel_cpuhp_state = ret;
 	twheel_debugfs_root = debugfs_create_dir("twheel", NULL);
 	twheel_delay_init(twheel_debugfs_root);
-	w = twheel_create_named(tick_ns, bits, budget, engine, "default");
+	w = twheel_create_named(tick_ns, bits, budget, engine, 0, "default");
 	if (IS_ERR(w)) {
 		debugfs_remove_recursive(twheel_debugfs_root);
+		cpuhp_remove_multi_state(twheel_cpuhp_state);
 		return PTR_ERR(w);
 	}
 	twheel_default_wheel = w;
@@ -1025,4 +1597,5 @@ void twheel_facility_exit(void)
 	twheel_destroy(twheel_default_wheel);
 	twheel_default_wheel = NULL;
 	debugfs_remove_recursive(twheel_debugfs_root);
+	cpuhp_remove_multi_state(twheel_cpuhp_state);
 }

@@ -38,6 +38,8 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_CALLBACK,
 	/* device: a callback queued its event and dropped the file's lock */
 	TWHEEL_DELAY_EVENT_QUEUED,
+	/* facility: a timer is migrating between bases, neither lock held */
+	TWHEEL_DELAY_MIGRATE,
 	TWHEEL_NR_DELAYS
 };
 

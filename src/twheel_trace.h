@@ -92,25 +92,29 @@ TRACE_EVENT(twheel_timer_expire,
 );
 
 /**
- * twheel_tick - the tick handler advanced the wheel
+ * twheel_tick - the tick handler of a base advanced its engine
+ * @base:  index of the base (its CPU; 0 for a single-base instance)
  * @clk:   first tick not processed before the advance
  * @upto:  first tick not over yet
  * @slot:  slot of @clk
  * @fired: timers handed out for their callbacks
  */
 TRACE_EVENT(twheel_tick,
-	    TP_PROTO(u64 clk, u64 upto, u64 slot, unsigned int fired),
-	    TP_ARGS(clk, upto, slot, fired),
-	    TP_STRUCT__entry(__field(u64, clk)
+	    TP_PROTO(unsigned int base, u64 clk, u64 upto, u64 slot,
+		     unsigned int fired),
+	    TP_ARGS(base, clk, upto, slot, fired),
+	    TP_STRUCT__entry(__field(unsigned int, base)
+			     __field(u64, clk)
 			     __field(u64, upto)
 			     __field(u64, slot)
 			     __field(unsigned int, fired)),
-	    TP_fast_assign(__entry->clk = clk;
+	    TP_fast_assign(__entry->base = base;
+			   __entry->clk = clk;
 			   __entry->upto = upto;
 			   __entry->slot = slot;
 			   __entry->fired = fired;),
-	    TP_printk("clk=%llu upto=%llu slot=%llu fired=%u",
-		      __entry->clk, __entry->upto, __entry->slot,
+	    TP_printk("base=%u clk=%llu upto=%llu slot=%llu fired=%u",
+		      __entry->base, __entry->clk, __entry->upto, __entry->slot,
 		      __entry->fired)
 );
 

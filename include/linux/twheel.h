@@ -9,6 +9,7 @@
 #ifndef _LINUX_TWHEEL_H
 #define _LINUX_TWHEEL_H
 
+#include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
 #include <linux/ktime.h>
@@ -36,8 +37,9 @@ struct twheel_node {
  * @expires:  requested expiry (CLOCK_MONOTONIC); valid while pending
  * @function: callback, runs in softirq context
  * @wheel:    the wheel the timer was set up on
- * @state:    private state bits (TWHEEL_TIMER_*)
- * @flags:    flags given to twheel_timer_setup()
+ * @state:    private: state bits, and the index of the per-CPU base the
+ *            timer is on (see src/facility.c)
+ * @flags:    flags given to twheel_timer_setup() (TWHEEL_TIMER_*)
  * @lockdep_map: lockdep map of the callback, for cancel_sync checks
  *
  * Callers embed this in their own structure, set it up once with
@@ -55,6 +57,35 @@ struct twheel_timer {
 #endif
 };
 
+/*
+ * Flags of twheel_timer_setup(): which CPU's base a timer is armed on.
+ * Without either, start and modify arm the timer on the calling CPU's base
+ * (moving it there if it is pending elsewhere), except while its callback
+ * runs: then it stays on the base running it.
+ *
+ * TWHEEL_TIMER_PINNED:  the timer stays on the base of the CPU that armed it
+ *                       first after twheel_timer_setup(), whichever CPU arms
+ *                       it later; it moves only when that CPU goes offline
+ * TWHEEL_TIMER_ANY_CPU: the timer may fire on any CPU: start and modify of a
+ *                       pending timer leave it on its base (no move, one
+ *                       lock), an idle one is armed on the calling CPU's
+ */
+#define TWHEEL_TIMER_PINNED	BIT(0)
+#define TWHEEL_TIMER_ANY_CPU	BIT(1)
+#define TWHEEL_TIMER_FLAGS	(TWHEEL_TIMER_PINNED | TWHEEL_TIMER_ANY_CPU)
+
+/*
+ * Flags of twheel_create_flags().
+ *
+ * TWHEEL_CREATE_SINGLE_BASE: one base for the whole instance instead of one
+ *                       per possible CPU: every timer shares one lock and one
+ *                       hrtimer, and callbacks of the instance never run
+ *                       concurrently with each other (the promise of twheel
+ *                       before per-CPU bases)
+ */
+#define TWHEEL_CREATE_SINGLE_BASE	BIT(0)
+#define TWHEEL_CREATE_FLAGS		TWHEEL_CREATE_SINGLE_BASE
+
 /**
  * enum twheel_mode - how the expiry passed to start/modify is read
  * @TWHEEL_MODE_ABS: absolute CLOCK_MONOTONIC time
@@ -66,7 +97,7 @@ enum twheel_mode {
 };
 
 /**
- * struct twheel_stats - cumulative counters of a wheel
+ * struct twheel_stats - cumulative counters of a wheel or of one base
  * @armed:     timers started or modified while idle
  * @fired:     callbacks run
  * @cancelled: pending timers cancelled
@@ -79,6 +110,10 @@ enum twheel_mode {
  * @engine:    enum twheel_engine of the wheel
  * @moves:     timers moved by cascades (hierarchical engine), or sorted
  *             into a FIFO instead of appended (Lawn)
+ * @migrated:  pending timers that moved onto this base (the instance: onto
+ *             any base) from another: re-armed on another CPU, or taken
+ *             over from a CPU that went offline
+ * @bases:     number of bases the figures cover
  */
 struct twheel_stats {
 	u64 armed;
@@ -92,6 +127,8 @@ struct twheel_stats {
 	u64 slots;
 	u64 engine;
 	u64 moves;
+	u64 migrated;
+	u64 bases;
 };
 
 /**
@@ -124,6 +161,9 @@ struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 struct twheel *twheel_create_engine(u64 tick_ns, unsigned int bits,
 				    unsigned int budget,
 				    enum twheel_engine engine);
+struct twheel *twheel_create_flags(u64 tick_ns, unsigned int bits,
+				   unsigned int budget,
+				   enum twheel_engine engine, unsigned int flags);
 const char *twheel_engine_name(enum twheel_engine engine);
 int twheel_destroy(struct twheel *wheel);
 struct twheel *twheel_default(void);
@@ -157,6 +197,8 @@ ktime_t twheel_fire_time(const struct twheel_timer *timer);
 
 ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound);
 void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats);
+int twheel_get_cpu_stats(struct twheel *wheel, unsigned int cpu,
+			 struct twheel_stats *stats);
 bool twheel_tick_armed(struct twheel *wheel);
 
 #endif /* _LINUX_TWHEEL_H */

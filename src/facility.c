@@ -47,8 +47,10 @@
  * timer out does its cascades on the way (one wakeup per timer due, none
  * per level or per tick).  A late hrtimer (or a
  * long-running callback) is caught up by advancing over all ticks that
- * have passed; nothing is lost.  The hrtimer is started pinned, on the CPU
- * that programs it, which for a base is almost always its own CPU.
+ * have passed; nothing is lost.  A base's hrtimer is started pinned, on
+ * the base's own CPU: another CPU that needs it earlier kicks that CPU with
+ * a work item (twheel_program()), so a base's callbacks run on its CPU
+ * while that CPU is online.
  *
  * Callbacks
  * ---------
@@ -174,6 +176,7 @@
 #include <linux/string.h>
 #include <linux/topology.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 #include <linux/twheel.h>
 
 #include "compat.h"
@@ -213,7 +216,9 @@
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
  * @tick:       the hrtimer driving the base (soft mode)
- * @programmed: tick whose end @tick is set for, TW_NO_TICK when not armed
+ * @kick:       starts @tick on the base's own CPU for another CPU
+ * @programmed: tick whose end @tick is set for (or, with @kick queued,
+ *              is to be set for), TW_NO_TICK when not armed
  * @in_tick:    the tick handler runs; it programs @tick on its way out
  * @stats:      event counters; the size fields are filled in by get_stats
  * @mem:        the engine's slots, bitmaps or FIFOs (one allocation)
@@ -236,6 +241,7 @@ struct twheel_base {
 #endif
 	ktime_t tick_now;
 	struct hrtimer tick;
+	struct work_struct kick;
 	u64 programmed;
 	bool in_tick;
 	struct twheel_stats stats;
@@ -357,6 +363,36 @@ static bool twheel_base_empty(const struct twheel_base *base)
 }
 
 /*
+ * An hrtimer fires on the CPU that started it.  A base's callbacks should
+ * run on the base's CPU (a pinned timer's callback on its CPU, and each
+ * CPU's share of the work on it), so another CPU that needs the hrtimer
+ * earlier (a modify of a pinned timer, of a running one, a move to this
+ * base) does not start it itself but records the tick in @programmed and
+ * kicks the base's CPU, which starts it there: a work item on that CPU
+ * (irq_work_queue_on() is not exported to modules in 6.1, and the
+ * kick takes the base's lock, which is a sleeping lock on PREEMPT_RT).  A
+ * single base, or the base of an offline CPU, is started wherever.
+ */
+static bool twheel_remote(const struct twheel_base *base)
+{
+	return !twheel_single(base->wheel) &&
+	       base->cpu != raw_smp_processor_id() && cpu_online(base->cpu);
+}
+
+static void twheel_kick(struct work_struct *work)
+{
+	struct twheel_base *base = container_of(work, struct twheel_base, kick);
+
+	spin_lock_irq(&base->lock);
+	/* The handler programs on its way out; TW_NO_TICK: nothing left. */
+	if (!base->in_tick && base->programmed != TW_NO_TICK)
+		hrtimer_start(&base->tick,
+			      twheel_tick_end(base->wheel, base->programmed),
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
+	spin_unlock_irq(&base->lock);
+}
+
+/*
  * Arm the base's hrtimer so that it fires no later than the end of @tick,
  * or, with TW_NO_TICK, let it go idle.  An hrtimer set earlier than needed
  * is left alone: it only costs a wakeup that re-evaluates.
@@ -382,8 +418,11 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 	if (tick >= base->programmed)
 		return;
 	base->programmed = tick;
-	hrtimer_start(&base->tick, twheel_tick_end(base->wheel, tick),
-		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	if (twheel_remote(base))
+		queue_work_on(base->cpu, system_highpri_wq, &base->kick);
+	else
+		hrtimer_start(&base->tick, twheel_tick_end(base->wheel, tick),
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
 /* Take a pending timer off its base's engine or expired list. */
@@ -682,6 +721,7 @@ static int twheel_base_alloc(struct twheel *w, unsigned int index,
 	tw_engine_init(&base->engine, w->kind, base->mem, w->bits, 0);
 	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
+	INIT_WORK(&base->kick, twheel_kick);
 	w->bases[index] = base;
 	return 0;
 }
@@ -836,6 +876,8 @@ static unsigned long twheel_quiesce(struct twheel *w)
 
 		if (!base)
 			continue;
+		/* A kick in flight would start the hrtimer again. */
+		cancel_work_sync(&base->kick);
 		hrtimer_cancel(&base->tick);
 		spin_lock_irq(&base->lock);
 		pending += tw_engine_count(&base->engine) + base->nr_expired;

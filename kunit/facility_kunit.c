@@ -37,6 +37,7 @@
 #include <linux/atomic.h>
 #include <linux/bottom_half.h>
 #include <linux/completion.h>
+#include <linux/cpu.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/err.h>
@@ -48,11 +49,13 @@
 #include <linux/sched.h>
 #include <linux/sched/task.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/twheel.h>
 #include <linux/wait.h>
 
+#include "twheel_internal.h"
 #include "twheel_kunit.h"
 
 /* Bound of every wait for something that must happen (ms). */
@@ -128,7 +131,7 @@ static struct twk_probe *twk_of(struct twheel_timer *timer)
 }
 
 /*
- * Record one run of @p's callback.  Callbacks of one wheel never run
+ * Record one run of @p's callback.  Callbacks of one timer never run
  * concurrently, so the plain fields need no lock; the fully ordered
  * atomic_inc_return() publishes them to a test thread that reads
  * ctx->fired with acquire semantics.
@@ -200,12 +203,16 @@ struct twk_wheel_args {
 	u64 tick_ns;
 	unsigned int bits;
 	unsigned int budget;
+	unsigned int flags;
 };
 
 static int twk_wheel_init(struct kunit_resource *res, void *context)
 {
 	const struct twk_wheel_args *a = context;
-	struct twheel *w = twheel_create(a->tick_ns, a->bits, a->budget);
+	struct twheel *w = a->flags ?
+		twheel_create_flags(a->tick_ns, a->bits, a->budget,
+				    TWHEEL_ENGINE_HIER, a->flags) :
+		twheel_create(a->tick_ns, a->bits, a->budget);
 
 	if (IS_ERR(w))
 		return PTR_ERR(w);
@@ -218,12 +225,12 @@ static void twk_wheel_free(struct kunit_resource *res)
 	twheel_destroy(res->data);
 }
 
-/* A wheel destroyed at the end of the case. */
-static struct twheel *twk_wheel(struct kunit *test, struct twk_ctx *ctx,
-				u64 tick_ns, unsigned int bits,
-				unsigned int budget)
+/* A wheel created from @a, destroyed at the end of the case. */
+static struct twheel *twk_wheel_args(struct kunit *test, struct twk_ctx *ctx,
+				     struct twk_wheel_args a)
 {
-	struct twk_wheel_args a = { tick_ns, bits, budget };
+	u64 tick_ns = a.tick_ns;
+	unsigned int bits = a.bits, budget = a.budget;
 	struct twheel *w;
 
 	w = kunit_alloc_resource(test, twk_wheel_init, twk_wheel_free,
@@ -235,6 +242,24 @@ static struct twheel *twk_wheel(struct kunit *test, struct twk_ctx *ctx,
 		ctx->tick_ns = tick_ns;
 	}
 	return w;
+}
+
+/* A wheel destroyed at the end of the case. */
+static struct twheel *twk_wheel(struct kunit *test, struct twk_ctx *ctx,
+				u64 tick_ns, unsigned int bits,
+				unsigned int budget)
+{
+	return twk_wheel_args(test, ctx, (struct twk_wheel_args){
+		tick_ns, bits, budget, 0 });
+}
+
+/* The same with a single base (TWHEEL_CREATE_SINGLE_BASE). */
+static struct twheel *twk_wheel_single(struct kunit *test, struct twk_ctx *ctx,
+				       u64 tick_ns, unsigned int bits,
+				       unsigned int budget)
+{
+	return twk_wheel_args(test, ctx, (struct twk_wheel_args){
+		tick_ns, bits, budget, TWHEEL_CREATE_SINGLE_BASE });
 }
 
 struct twk_group {
@@ -1985,7 +2010,9 @@ static void twk_cb_slow(struct twheel_timer *timer)
  * 8 callbacks per pass, never two at once) and catch up over the ticks that
  * passed meanwhile: every timer fires once, none early, and a timer armed
  * afterwards fires as well.  A soft lockup or an RCU stall would show on
- * the console, which fails the run.
+ * the console, which fails the run.  "Never two at once" is the promise of
+ * a single-base instance (TWHEEL_CREATE_SINGLE_BASE): with per-CPU bases
+ * it holds per timer only, and this thread may arm from two CPUs.
  */
 static void twheel_tick_long_callback_delays_without_loss(struct kunit *test)
 {
@@ -1995,7 +2022,7 @@ static void twheel_tick_long_callback_delays_without_loss(struct kunit *test)
 	const unsigned int nr = nr_due + nr_later + nr_far;
 	const u64 span = tick << bits;
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twheel *w = twk_wheel(test, ctx, tick, bits, budget);
+	struct twheel *w = twk_wheel_single(test, ctx, tick, bits, budget);
 	struct twk_probe *p = twk_probes(test, ctx, w, nr + 1, twk_cb_slow);
 	unsigned int i, passes, largest, slow = 0, bad = 0;
 	struct twk_probe *after = &p[nr];
@@ -2681,6 +2708,947 @@ static void twheel_default_runs_timer(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p->fired_at, p->want);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Per-CPU bases (suite twheel_smp)                                         */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The cases below need two online CPUs, A and B; they run code on a chosen
+ * CPU with smp_call_on_cpu() (a kworker bound to it, process context, and
+ * the caller waits for it) or in helper kthreads bound to it.
+ */
+static void twk_two_cpus(struct kunit *test, unsigned int *a, unsigned int *b)
+{
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	*a = cpumask_first(cpu_online_mask);
+	*b = cpumask_next(*a, cpu_online_mask);
+}
+
+static u64 twk_cpu_pending(struct twheel *w, unsigned int cpu)
+{
+	struct twheel_stats st;
+
+	if (twheel_get_cpu_stats(w, cpu, &st))
+		return U64_MAX;
+	return st.pending;
+}
+
+static u64 twk_cpu_fired(struct twheel *w, unsigned int cpu)
+{
+	struct twheel_stats st;
+
+	if (twheel_get_cpu_stats(w, cpu, &st))
+		return U64_MAX;
+	return st.fired;
+}
+
+/* A timer armed with twk_on_cpu(): what to do and what it returned. */
+struct twk_call {
+	struct twk_probe *p;
+	ktime_t expires;
+	int op;			/* 0 start, 1 modify, 2 cancel, 3 cancel_sync */
+	int ret;
+};
+
+static int twk_call_fn(void *data)
+{
+	struct twk_call *c = data;
+	struct twheel_timer *t = &c->p->timer;
+
+	switch (c->op) {
+	case 0:
+		c->ret = twheel_timer_start(t, c->expires, 0, TWHEEL_MODE_ABS);
+		break;
+	case 1:
+		c->ret = twheel_timer_modify(t, c->expires, 0, TWHEEL_MODE_ABS);
+		break;
+	case 2:
+		c->ret = twheel_timer_cancel(t);
+		break;
+	default:
+		c->ret = twheel_timer_cancel_sync(t);
+		break;
+	}
+	return 0;
+}
+
+/* Run @op on @p's timer on @cpu and return what it returned. */
+static int twk_on_cpu(struct kunit *test, unsigned int cpu,
+		      struct twk_probe *p, int op, ktime_t expires)
+{
+	struct twk_call c = { .p = p, .expires = expires, .op = op };
+
+	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, twk_call_fn, &c, false), 0);
+	return c.ret;
+}
+
+/* As twk_cb_record, and which CPU ran the callback (in @data). */
+static void twk_cb_cpu(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+
+	p->data = raw_smp_processor_id();
+	twk_record(p);
+}
+
+/* A 16-slot wheel with budget 64 and @flags, destroyed after the case. */
+static struct twheel *twk_wheel_flags(struct kunit *test, struct twk_ctx *ctx,
+				      u64 tick_ns, unsigned int flags)
+{
+	return twk_wheel_args(test, ctx, (struct twk_wheel_args){
+		tick_ns, 4, 64, flags });
+}
+
+static void twheel_create_flags_unknown_flags_einval(struct kunit *test)
+{
+	struct twheel *w;
+	struct twheel_stats st;
+
+	w = twheel_create_flags(TWK_MS, 4, 64, TWHEEL_ENGINE_HIER, BIT(7));
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(w), -EINVAL);
+	if (!IS_ERR(w))
+		twheel_destroy(w);
+	w = twheel_create_flags(TWK_MS, 4, 64, TWHEEL_ENGINE_LAWN,
+				TWHEEL_CREATE_SINGLE_BASE);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	twheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.bases, 1ULL);
+	KUNIT_EXPECT_EQ(test, st.engine, (u64)TWHEEL_ENGINE_LAWN);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
+	w = twheel_create(TWK_MS, 4, 64);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
+	twheel_get_stats(w, &st);
+	KUNIT_EXPECT_EQ(test, st.bases, (u64)num_possible_cpus());
+	KUNIT_EXPECT_EQ(test, twheel_get_cpu_stats(w, nr_cpu_ids, &st), -EINVAL);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
+}
+
+/* Each CPU's arms land on its base, and its callbacks run on that CPU. */
+static void twheel_timer_start_arms_on_calling_cpu(struct kunit *test)
+{
+	const u64 tick = TWK_MS;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int a, b, cpu, n = 0;
+	struct twk_probe *p;
+	struct twheel *w;
+
+	twk_two_cpus(test, &a, &b);
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	p = twk_probes(test, ctx, w, nr_cpu_ids, twk_cb_cpu);
+	for_each_online_cpu(cpu) {
+		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, cpu, &p[cpu], 0,
+						 ktime_get() + 10 * NSEC_PER_SEC), 0);
+		n++;
+	}
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_pending(w, cpu), 1ULL, "cpu%u", cpu);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, (u64)n);
+	/* Cancelled from whichever CPU this thread is on: one lock each. */
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p[cpu].timer), 1);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
+
+	for_each_online_cpu(cpu) {
+		p[cpu].want = ktime_get() + 3 * tick;
+		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, cpu, &p[cpu], 0, p[cpu].want), 0);
+	}
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, n, TWK_TIMEOUT_MS));
+	for_each_online_cpu(cpu) {
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[cpu].timer), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[cpu].fires), 1);
+		KUNIT_EXPECT_GE(test, p[cpu].fired_at, p[cpu].want);
+		KUNIT_EXPECT_EQ_MSG(test, p[cpu].data, (u64)cpu,
+				    "armed on cpu%u, fired on cpu%llu", cpu, p[cpu].data);
+		KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, cpu), 1ULL);
+	}
+	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
+}
+
+struct twk_move_param {
+	const char *name;
+	unsigned int flags;
+	bool moves;		/* a pending timer re-armed on B moves to B */
+	bool idle_moves;	/* an idle timer armed on B goes to B */
+};
+
+static const struct twk_move_param twk_move_params[] = {
+	{ "default_moves_to_caller", 0, true, true },
+	{ "pinned_stays", TWHEEL_TIMER_PINNED, false, false },
+	{ "any_cpu_pending_stays", TWHEEL_TIMER_ANY_CPU, false, true },
+};
+
+static void twk_move_desc(const struct twk_move_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_move, twk_move_params, twk_move_desc);
+
+/*
+ * A timer armed on A (10 s out) is modified from B to fire soon: by
+ * default it moves to B's base; TWHEEL_TIMER_PINNED and, while pending,
+ * TWHEEL_TIMER_ANY_CPU keep it on A.  It fires once, not early, on the CPU
+ * of the base it is on.  Armed again from B once idle, a default or
+ * ANY_CPU timer goes to B, a pinned one stays on A.
+ */
+static void twheel_timer_modify_other_cpu_picks_base_by_flags(struct kunit *test)
+{
+	const struct twk_move_param *mp = test->param_value;
+	const u64 tick = TWK_MS;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int a, b, on, on2;
+	struct twk_probe *p;
+	struct twheel *w;
+
+	twk_two_cpus(test, &a, &b);
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	twheel_timer_setup(&p->timer, w, twk_cb_cpu, mp->flags);
+	on = mp->moves ? b : a;
+	on2 = mp->idle_moves ? b : a;
+
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, p, 0,
+					 ktime_get() + 10 * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	p->want = ktime_get() + 5 * tick;
+	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 1, p->want), 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, on), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, on == a ? b : a), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, mp->moves ? 1ULL : 0ULL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p->data, (u64)on);
+	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, on), 1ULL);
+	KUNIT_EXPECT_GE(test, p->fired_at, p->want);
+
+	/* Idle now: armed from B. */
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, p, 0,
+					 ktime_get() + 10 * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, on2), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, a, p, 3, 0), 1);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 1);
+	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
+}
+
+/**
+ * struct twk_mig - a callback that holds still while another CPU acts on
+ * its timer
+ * @p:       the probe, armed on CPU A
+ * @a:       CPU A
+ * @b:       CPU B, where the helper runs
+ * @entered: the callback began
+ * @acted:   the helper made its call
+ * @inside:  callbacks of the timer running now (must stay <= 1)
+ * @overlap: a callback of the timer began while another ran
+ * @ret:     what the helper's modify returned
+ * @pend_a:  pending timers on A's base right after the helper's call
+ * @pend_b:  same for B
+ * @done:    the helper finished
+ */
+struct twk_mig {
+	struct twk_probe *p;
+	unsigned int a;
+	unsigned int b;
+	atomic_t entered;
+	atomic_t acted;
+	atomic_t inside;
+	atomic_t overlap;
+	int ret;
+	u64 pend_a, pend_b;
+	struct completion done;
+};
+
+static void twk_cb_mig(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+	struct twk_ctx *ctx = p->ctx;
+	struct twk_mig *m = ctx->priv;
+	ktime_t now = ktime_get(), deadline = now + TWK_SPIN_MS * (ktime_t)TWK_MS;
+
+	if (atomic_inc_return(&m->inside) != 1)
+		atomic_inc(&m->overlap);
+	/* The expiry in force now: the helper re-arms only after "entered". */
+	if (now < twheel_timer_expires(timer))
+		atomic_inc(&ctx->early);
+	p->data = raw_smp_processor_id();
+	if (atomic_inc_return(&m->entered) == 1) {
+		/* First run: hold still until B re-armed the timer. */
+		while (!atomic_read(&m->acted) && ktime_get() < deadline)
+			cpu_relax();
+	}
+	atomic_dec(&m->inside);
+	atomic_inc_return(&p->fires);
+	atomic_inc_return(&ctx->fired);
+	wake_up(&ctx->wq);
+}
+
+static int twk_mig_helper(void *data)
+{
+	struct twk_mig *m = data;
+	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+
+	while (!atomic_read(&m->entered) && ktime_get() < deadline)
+		cpu_relax();
+	m->p->want = ktime_get() + 2 * (ktime_t)m->p->ctx->tick_ns;
+	m->ret = twheel_timer_modify(&m->p->timer, m->p->want, 0,
+				     TWHEEL_MODE_ABS);
+	m->pend_a = twk_cpu_pending(m->p->ctx->wheel, m->a);
+	m->pend_b = twk_cpu_pending(m->p->ctx->wheel, m->b);
+	atomic_set(&m->acted, 1);
+	complete(&m->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/*
+ * Migration while the callback runs: B modifies the timer while its
+ * callback runs on A.  It must stay on A's base (else a sync cancel would
+ * wait on the wrong base and a second callback could start on B while the
+ * first runs): pending on A, not B; it fires again after the first
+ * callback returned, on A, and the two never overlap.
+ */
+static void twheel_timer_modify_running_callback_stays_on_base(struct kunit *test)
+{
+	const u64 tick = TWK_MS;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_threads *th;
+	struct task_struct *h;
+	struct twk_mig *m;
+	unsigned int a, b;
+	struct twheel *w;
+
+	twk_two_cpus(test, &a, &b);
+	m = kunit_kzalloc(test, sizeof(*m), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, m);
+	init_completion(&m->done);
+	m->a = a;
+	m->b = b;
+	ctx->priv = m;
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	m->p = twk_probes(test, ctx, w, 1, twk_cb_mig);
+	th = twk_threads(test, 1);
+	h = twk_thread_create(test, th, 0, b, twk_mig_helper, m);
+	wake_up_process(h);
+
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, m->p, 0, ktime_get() + 2 * tick), 0);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&m->done,
+				msecs_to_jiffies(2 * TWK_TIMEOUT_MS)), 0UL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&m->p->timer), 0);
+
+	KUNIT_EXPECT_EQ(test, m->ret, 0);	/* unlinked while it runs */
+	KUNIT_EXPECT_EQ(test, m->pend_a, 1ULL);
+	KUNIT_EXPECT_EQ(test, m->pend_b, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->p->fires), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&m->overlap), 0);
+	KUNIT_EXPECT_EQ(test, m->p->data, (u64)a);
+	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, a), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+
+/* Set the migration window's delay point; false if the build has none. */
+static bool twk_set_migrate_delay(unsigned int us)
+{
+#ifdef TWHEEL_DEBUG_DELAYS
+	twheel_delay_set(TWHEEL_DELAY_MIGRATE, us);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/**
+ * struct twk_win - two CPUs on one timer while it migrates
+ * @p:        the timer, pending on A, 10 s out
+ * @op:       what A does while B's modify migrates it: 1 modify, 2 cancel
+ * @calling:  B is about to call modify
+ * @b_ret:    what B's modify returned
+ * @a_ret:    what A's call returned
+ * @in_window: A saw the timer unlinked while B's modify ran
+ * @done:     both finished
+ * @left:     threads still running
+ */
+struct twk_win {
+	struct twk_probe *p;
+	int op;
+	atomic_t calling;
+	int b_ret;
+	int a_ret;
+	bool in_window;
+	struct completion done;
+	atomic_t left;
+};
+
+static int twk_win_b(void *data)
+{
+	struct twk_win *r = data;
+
+	atomic_set(&r->calling, 1);
+	r->b_ret = twheel_timer_modify(&r->p->timer, 20 * NSEC_PER_SEC, 0,
+				       TWHEEL_MODE_REL);
+	atomic_set(&r->calling, 2);
+	if (atomic_dec_and_test(&r->left))
+		complete(&r->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+static int twk_win_a(void *data)
+{
+	struct twk_win *r = data;
+	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+
+	while (!atomic_read(&r->calling) && ktime_get() < deadline)
+		cpu_relax();
+	/* B's modify detached the timer and has not linked it again yet. */
+	while (atomic_read(&r->calling) == 1 && ktime_get() < deadline) {
+		if (!twheel_timer_pending(&r->p->timer)) {
+			r->in_window = true;
+			break;
+		}
+		cpu_relax();
+	}
+	if (r->op == 2)
+		r->a_ret = twheel_timer_cancel(&r->p->timer);
+	else
+		r->a_ret = twheel_timer_modify(&r->p->timer, 30 * NSEC_PER_SEC,
+					       0, TWHEEL_MODE_REL);
+	if (atomic_dec_and_test(&r->left))
+		complete(&r->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+struct twk_win_param {
+	const char *name;
+	int op;
+};
+
+static const struct twk_win_param twk_win_params[] = {
+	{ "modify", 1 },
+	{ "cancel", 2 },
+};
+
+static void twk_win_desc(const struct twk_win_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_win, twk_win_params, twk_win_desc);
+
+/*
+ * The migration window: B's modify moves the timer from A's base to B's,
+ * and drops A's lock before it takes B's (the delay point migrate_us holds
+ * it there for 20 ms in debug builds).  A modifies or cancels the timer
+ * meanwhile.  A must wait for the move and then act on the timer where it
+ * landed: both calls see it pending (return 1), it ends linked once
+ * (pending after a modify, not after a cancel, the counters agree) and is
+ * never lost.  Were A to lock the old base and act on a timer that is
+ * linked nowhere, it would report it idle (cancel: 0) or link it a second
+ * time (modify: list corruption).
+ */
+static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
+{
+	const struct twk_win_param *wp = test->param_value;
+	const u64 tick = TWK_MS;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_threads *th;
+	struct twk_win *r;
+	unsigned int a, b;
+	struct twheel *w;
+	bool delay;
+
+	twk_two_cpus(test, &a, &b);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	init_completion(&r->done);
+	atomic_set(&r->left, 2);
+	r->op = wp->op;
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	r->p = twk_probes(test, ctx, w, 1, twk_cb_record);
+	th = twk_threads(test, 2);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, r->p, 0,
+					 ktime_get() + 10 * NSEC_PER_SEC), 0);
+
+	delay = twk_set_migrate_delay(20000);
+	twk_thread_create(test, th, 0, a, twk_win_a, r);
+	twk_thread_create(test, th, 1, b, twk_win_b, r);
+	wake_up_process(th->tasks[0]);
+	wake_up_process(th->tasks[1]);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r->done,
+				msecs_to_jiffies(2 * TWK_TIMEOUT_MS)), 0UL);
+	if (delay)
+		twk_set_migrate_delay(0);
+
+	kunit_info(test, "delay point %s, A in the window: %d\n",
+		   delay ? "on" : "absent", r->in_window);
+	if (delay)
+		KUNIT_EXPECT_TRUE(test, r->in_window);
+	KUNIT_EXPECT_EQ(test, r->b_ret, 1);
+	KUNIT_EXPECT_EQ(test, r->a_ret, 1);
+	if (r->op == 2) {
+		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));
+		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+		KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+	} else {
+		KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&r->p->timer));
+		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 1ULL);
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
+	}
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 0);
+}
+
+/* Spins until the other callback of the case is inside too, or 1 s. */
+static void twk_cb_meet(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+	struct twk_ctx *ctx = p->ctx;
+	ktime_t deadline = ktime_get() + (ktime_t)NSEC_PER_SEC;
+
+	if (atomic_inc_return(&ctx->order) > 1)
+		atomic_inc(&ctx->errors);	/* two callbacks at once */
+	while (atomic_read(&ctx->order) < 2 && ktime_get() < deadline)
+		cpu_relax();
+	p->data = raw_smp_processor_id();
+	twk_record(p);
+	/* after the record: the test may look once both are counted */
+	atomic_dec(&ctx->order);
+}
+
+struct twk_single_param {
+	const char *name;
+	unsigned int flags;
+};
+
+static const struct twk_single_param twk_single_params[] = {
+	{ "per_cpu_bases_run_in_parallel", 0 },
+	{ "single_base_never_concurrent", TWHEEL_CREATE_SINGLE_BASE },
+};
+
+static void twk_single_desc(const struct twk_single_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_single, twk_single_params, twk_single_desc);
+
+/*
+ * The concurrency promise, both ways.  Two timers due at the same time,
+ * armed on A and on B; each callback waits (up to 1 s) for the other to
+ * be running too.  With per-CPU bases they do meet: callbacks of one
+ * instance run in parallel.  With TWHEEL_CREATE_SINGLE_BASE they never
+ * do: callbacks of the instance never run concurrently, as before per-CPU
+ * bases.  Both fire once, not early, either way.
+ */
+static void twheel_create_flags_callback_concurrency(struct kunit *test)
+{
+	const struct twk_single_param *sp = test->param_value;
+	const u64 tick = TWK_MS;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_probe *p;
+	unsigned int a, b;
+	struct twheel *w;
+	ktime_t e;
+
+	twk_two_cpus(test, &a, &b);
+	w = twk_wheel_flags(test, ctx, tick, sp->flags);
+	p = twk_probes(test, ctx, w, 2, twk_cb_meet);
+	e = ktime_get() + 10 * tick;
+	p[0].want = e;
+	p[1].want = e;
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[0], 0, e), 0);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[1], 0, e), 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].fires), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].fires), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	if (sp->flags & TWHEEL_CREATE_SINGLE_BASE) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->errors), 0,
+				    "callbacks of a single-base instance overlapped");
+		KUNIT_EXPECT_EQ(test, twk_stats(w).bases, 1ULL);
+	} else {
+		KUNIT_EXPECT_GT_MSG(test, atomic_read(&ctx->errors), 0,
+				    "callbacks on two CPUs' bases never overlapped");
+		KUNIT_EXPECT_EQ(test, p[0].data, (u64)a);
+		KUNIT_EXPECT_EQ(test, p[1].data, (u64)b);
+	}
+}
+
+#ifdef CONFIG_HOTPLUG_CPU
+#define TWK_HP_NEAR	24
+#define TWK_HP_FAR	8
+
+/*
+ * CPU hotplug: B holds timers due over the next 200 ms and timers 10 s
+ * out when it goes offline.  Its base must be emptied into a live one:
+ * nothing pending on B, the instance's pending count intact, every near
+ * timer fires exactly once, not early, on a live CPU; the far ones are
+ * still pending and cancel.  B comes back and takes timers again.
+ */
+static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
+{
+	const u64 tick = TWK_MS;
+	const unsigned int nr = TWK_HP_NEAR + TWK_HP_FAR;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int a, b, i, bad = 0;
+	struct twk_probe *p;
+	struct twheel *w;
+	ktime_t t0, t_off;
+	int ret;
+
+	twk_two_cpus(test, &a, &b);
+	if (!cpu_is_hotpluggable(b))
+		kunit_skip(test, "cpu%u cannot go offline", b);
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	p = twk_probes(test, ctx, w, nr + 1, twk_cb_cpu);
+	t0 = ktime_get();
+	for (i = 0; i < nr; i++) {
+		p[i].want = i < TWK_HP_NEAR ?
+			t0 + 300 * (ktime_t)TWK_MS + i * 5 * (ktime_t)TWK_MS :
+			t0 + 10 * (ktime_t)NSEC_PER_SEC;
+		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[i], 0, p[i].want), 0);
+	}
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), (u64)nr);
+
+	ret = remove_cpu(b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);
+	t_off = ktime_get();
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 0ULL);
+	/* At least the far ones moved; the near ones, unless they fired. */
+	KUNIT_EXPECT_GE(test, twk_stats(w).migrated, (u64)TWK_HP_FAR);
+	kunit_info(test, "cpu%u offline: %llu timers moved, %d fired before\n",
+		   b, twk_stats(w).migrated, atomic_read(&ctx->fired));
+
+	KUNIT_EXPECT_TRUE(test, twk_wait_fired(ctx, TWK_HP_NEAR, TWK_TIMEOUT_MS));
+	for (i = 0; i < TWK_HP_NEAR; i++)
+		if (atomic_read(&p[i].fires) != 1 || p[i].fired_at < p[i].want ||
+		    (p[i].data == b && p[i].fired_at > t_off))
+			bad++;
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	for (i = TWK_HP_NEAR; i < nr; i++)
+		KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&p[i].timer));
+
+	ret = add_cpu(b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "add_cpu(%u)", b);
+	for (i = TWK_HP_NEAR; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), 1);
+	p[nr].want = ktime_get() + 3 * tick;
+	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, &p[nr], 0, p[nr].want), 0);
+	KUNIT_EXPECT_TRUE(test, twk_wait_fired(ctx, TWK_HP_NEAR + 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p[nr].data, (u64)b);
+	KUNIT_EXPECT_GE(test, p[nr].fired_at, p[nr].want);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), TWK_HP_NEAR + 1);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+}
+#else
+static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_HOTPLUG_CPU");
+}
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Per-CPU bases under load (suite twheel_smp_stress)                       */
+/* ------------------------------------------------------------------------ */
+
+#define TWK_XC_TIMERS	256
+
+/**
+ * struct twk_xc - the cross-CPU model check
+ * @p:       TWK_XC_TIMERS timers per CPU thread, p[i * TWK_XC_TIMERS + j]
+ * @armed:   per timer, the CPU that armed it + 1 (0: not yet)
+ * @cret:    per timer, what the other thread's cancel returned (-1: none)
+ * @nthreads: threads, one per CPU
+ * @seed:    base seed
+ * @errors:  unexpected return values
+ * @left:    threads still running
+ * @done:    completed by the last thread
+ */
+struct twk_xc {
+	struct twk_probe *p;
+	atomic_t *armed;
+	int *cret;
+	unsigned int nthreads;
+	u32 seed;
+	atomic_t errors;
+	atomic_t left;
+	struct completion done;
+};
+
+struct twk_xc_arg {
+	struct twk_xc *x;
+	unsigned int idx;
+	unsigned int cpu;
+};
+
+static int twk_xc_thread(void *data)
+{
+	struct twk_xc_arg *arg = data;
+	struct twk_xc *x = arg->x;
+	unsigned int me = arg->idx, other = (me + 1) % x->nthreads, j;
+	u64 tick = x->p[0].ctx->tick_ns;
+	struct rnd_state rs;
+
+	prandom_seed_state(&rs, ((u64)x->seed << 32) | me);
+	for (j = 0; j < TWK_XC_TIMERS; j++) {
+		struct twk_probe *mine = &x->p[me * TWK_XC_TIMERS + j];
+		unsigned int o = other * TWK_XC_TIMERS + j;
+		ktime_t deadline;
+
+		/* Arm my j-th timer on this CPU, 0..20 ticks out. */
+		mine->want = ktime_get() + twk_rand(&rs, 20 * tick);
+		if (twheel_timer_start(&mine->timer, mine->want, 0, TWHEEL_MODE_ABS))
+			atomic_inc(&x->errors);
+		atomic_set_release(&x->armed[mine - x->p], arg->cpu + 1);
+		/* Cancel a third of the other CPU's, from here, once armed. */
+		if (twk_rand(&rs, 3))
+			continue;
+		deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+		while (!atomic_read_acquire(&x->armed[o]) && ktime_get() < deadline)
+			cpu_relax();
+		x->cret[o] = twk_rand(&rs, 2) ? twheel_timer_cancel(&x->p[o].timer) :
+						twheel_timer_cancel_sync(&x->p[o].timer);
+		if (!(j % 32))
+			cond_resched();
+	}
+	if (atomic_dec_and_test(&x->left))
+		complete(&x->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/*
+ * Model check of the per-CPU protocol: one thread per CPU arms its own
+ * timers (start, on its CPU's base, 0-20 ticks out) and cancels a third of
+ * another CPU's timers as soon as they are armed (cancel or cancel_sync,
+ * from its CPU: one lock, the other base's).  Every timer must end
+ * exactly one way: cancelled (the cancel returned 1) and never fired, or
+ * fired exactly once, never before its expiry, on the CPU that armed it
+ * (its base: arms are local, cancels do not move a timer); each base's
+ * fired counter must equal the fires of its CPU's timers.
+ */
+static void twheel_timer_start_cross_cpu_model_check(struct kunit *test)
+{
+	const u64 tick = 500 * TWK_US;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int n, i, cpu, t = 0, bad = 0, cancelled = 0;
+	unsigned int *fired_on;
+	struct twk_xc_arg *args;
+	struct twk_threads *th;
+	struct twheel *w;
+	struct twk_xc *x;
+
+	twk_two_cpus(test, &i, &cpu);
+	n = num_online_cpus();
+	x = kunit_kzalloc(test, sizeof(*x), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, x);
+	args = kunit_kcalloc(test, n, sizeof(*args), GFP_KERNEL);
+	x->armed = kunit_kcalloc(test, n * TWK_XC_TIMERS, sizeof(*x->armed), GFP_KERNEL);
+	x->cret = kunit_kcalloc(test, n * TWK_XC_TIMERS, sizeof(*x->cret), GFP_KERNEL);
+	fired_on = kunit_kcalloc(test, nr_cpu_ids, sizeof(*fired_on), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, args && x->armed && x->cret && fired_on);
+	for (i = 0; i < n * TWK_XC_TIMERS; i++)
+		x->cret[i] = -1;
+	x->nthreads = n;
+	x->seed = 0x5a17;
+	atomic_set(&x->left, n);
+	init_completion(&x->done);
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	x->p = twk_probes(test, ctx, w, n * TWK_XC_TIMERS, twk_cb_cpu);
+	th = twk_threads(test, n);
+	for_each_online_cpu(cpu) {
+		args[t].x = x;
+		args[t].idx = t;
+		args[t].cpu = cpu;
+		twk_thread_create(test, th, t, cpu, twk_xc_thread, &args[t]);
+		t++;
+	}
+	for (i = 0; i < n; i++)
+		wake_up_process(th->tasks[i]);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&x->done,
+				msecs_to_jiffies(4 * TWK_TIMEOUT_MS)), 0UL);
+	/* Everything not cancelled is due within 20 ticks of its arm. */
+	for (i = 0; i < n * TWK_XC_TIMERS; i++)
+		if (x->cret[i] == 1)
+			cancelled++;
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, n * TWK_XC_TIMERS - cancelled,
+					       TWK_TIMEOUT_MS));
+	for (i = 0; i < n * TWK_XC_TIMERS; i++) {
+		struct twk_probe *p = &x->p[i];
+		unsigned int armed_on = atomic_read(&x->armed[i]) - 1;
+		int f = atomic_read(&p->fires);
+
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
+		if (x->cret[i] == 1 ? f != 0 :
+		    f != 1 || p->fired_at < p->want || p->data != armed_on) {
+			if (!bad)
+				kunit_info(test, "timer %u: armed on cpu%u, cancel %d, %d fires, on cpu%llu, %lld ns after its expiry\n",
+					   i, armed_on, x->cret[i], f, p->data,
+					   p->fired_at - p->want);
+			bad++;
+		}
+		if (f == 1 && p->data < nr_cpu_ids)
+			fired_on[p->data]++;
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&x->errors), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_GT(test, cancelled, 0U);
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_fired(w, cpu), (u64)fired_on[cpu],
+				    "cpu%u", cpu);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	kunit_info(test, "%u CPUs: %u timers, %u cancelled from another CPU, %llu wakeups\n",
+		   n, n * TWK_XC_TIMERS, cancelled, twk_stats(w).wakeups);
+}
+
+/**
+ * struct twk_pp - the ping-pong stress: A arms, B cancels and re-arms
+ * @p:       the timers
+ * @stop:    time to stop
+ * @errors:  unexpected return values
+ * @left:    threads still running
+ * @done:    completed by the last thread
+ */
+struct twk_pp {
+	struct twk_probe *p;
+	ktime_t stop;
+	atomic_t errors;
+	atomic_t left;
+	struct completion done;
+};
+
+struct twk_pp_arg {
+	struct twk_pp *s;
+	bool arms;
+};
+
+static int twk_pp_thread(void *data)
+{
+	struct twk_pp_arg *arg = data;
+	struct twk_pp *s = arg->s;
+	u64 tick = s->p[0].ctx->tick_ns;
+	struct rnd_state rs;
+	unsigned int i;
+
+	prandom_seed_state(&rs, arg->arms ? 0xa : 0xb);
+	for (i = 0; ktime_get() < s->stop; i++) {
+		struct twk_probe *p = &s->p[twk_rand(&rs, TWK_STRESS_TIMERS)];
+		ktime_t exp = twk_rand(&rs, 4 * tick);
+		u32 op = twk_rand(&rs, 100);
+		int ret;
+
+		if (arg->arms || op < 30) {
+			/* start or modify: arms on this CPU's base */
+			if (op & 1) {
+				ret = twheel_timer_start(&p->timer, exp, 0, TWHEEL_MODE_REL);
+				if (!ret)
+					atomic_inc(&p->arms);
+				else if (ret != -EBUSY)
+					atomic_inc(&s->errors);
+			} else {
+				ret = twheel_timer_modify(&p->timer, exp, 0, TWHEEL_MODE_REL);
+				if (!ret)
+					atomic_inc(&p->arms);
+				else if (ret != 1)
+					atomic_inc(&s->errors);
+			}
+		} else {
+			ret = op < 70 ? twheel_timer_cancel(&p->timer) :
+					twheel_timer_cancel_sync(&p->timer);
+			if (ret == 1)
+				atomic_inc(&p->cancels);
+			else if (ret)
+				atomic_inc(&s->errors);
+		}
+		if (!(i % 64))
+			cond_resched();
+	}
+	if (atomic_dec_and_test(&s->left))
+		complete(&s->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/*
+ * Arm on one CPU, cancel / modify / cancel_sync from another, in loops
+ * with both CPUs busy for two seconds: A only starts and modifies (so
+ * timers keep moving to A's base), B mostly cancels and sometimes
+ * modifies (moving them to B's).  Every arm must end in exactly one fire
+ * or one cancel per timer, and the counters must agree; the migrations
+ * really happened.
+ */
+static void twheel_timer_ops_cross_cpu_migration_stress(struct kunit *test)
+{
+	const u64 tick = 200 * TWK_US;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	u64 arms = 0, fires = 0, cancels = 0;
+	struct twk_pp_arg args[2];
+	unsigned int a, b, i, mismatch = 0;
+	struct twk_threads *th;
+	struct twheel_stats st;
+	struct twk_pp *s;
+	struct twheel *w;
+	int ret;
+
+	twk_two_cpus(test, &a, &b);
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	init_completion(&s->done);
+	atomic_set(&s->left, 2);
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	s->p = twk_probes(test, ctx, w, TWK_STRESS_TIMERS, twk_cb_count);
+	th = twk_threads(test, 2);
+	s->stop = ktime_get() + 2 * NSEC_PER_SEC;
+	args[0] = (struct twk_pp_arg){ s, true };
+	args[1] = (struct twk_pp_arg){ s, false };
+	twk_thread_create(test, th, 0, a, twk_pp_thread, &args[0]);
+	twk_thread_create(test, th, 1, b, twk_pp_thread, &args[1]);
+	wake_up_process(th->tasks[0]);
+	wake_up_process(th->tasks[1]);
+	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&s->done,
+				msecs_to_jiffies(4 * TWK_TIMEOUT_MS)), 0UL);
+
+	for (i = 0; i < TWK_STRESS_TIMERS; i++) {
+		ret = twheel_timer_cancel_sync(&s->p[i].timer);
+		if (ret == 1)
+			atomic_inc(&s->p[i].cancels);
+	}
+	for (i = 0; i < TWK_STRESS_TIMERS; i++) {
+		struct twk_probe *p = &s->p[i];
+		int ar = atomic_read(&p->arms), f = atomic_read(&p->fires);
+		int c = atomic_read(&p->cancels);
+
+		if (ar != f + c)
+			mismatch++;
+		arms += ar;
+		fires += f;
+		cancels += c;
+	}
+	st = twk_stats(w);
+	kunit_info(test, "%llu arms, %llu fires, %llu cancels, %llu migrations, %llu wakeups\n",
+		   arms, fires, cancels, st.migrated, st.wakeups);
+	KUNIT_EXPECT_EQ(test, atomic_read(&s->errors), 0);
+	KUNIT_EXPECT_EQ(test, mismatch, 0U);
+	KUNIT_EXPECT_EQ(test, st.armed, arms);
+	KUNIT_EXPECT_EQ(test, st.fired, fires);
+	KUNIT_EXPECT_EQ(test, st.cancelled, cancels);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+	KUNIT_EXPECT_GT(test, st.migrated, 0ULL);
+	KUNIT_EXPECT_GT(test, fires, 0ULL);
+	KUNIT_EXPECT_GT(test, cancels, 0ULL);
+}
+
 static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE_PARAM(twheel_create_validates_parameters, twk_create_gen_params),
 	KUNIT_CASE(twheel_destroy_pending_timer_refused),
@@ -2726,8 +3694,40 @@ static struct kunit_case twheel_facility_cases[] = {
 	{}
 };
 
+static struct kunit_case twheel_smp_cases[] = {
+	KUNIT_CASE(twheel_create_flags_unknown_flags_einval),
+	KUNIT_CASE(twheel_timer_start_arms_on_calling_cpu),
+	KUNIT_CASE_PARAM(twheel_timer_modify_other_cpu_picks_base_by_flags,
+			 twk_move_gen_params),
+	KUNIT_CASE(twheel_timer_modify_running_callback_stays_on_base),
+	KUNIT_CASE_PARAM(twheel_timer_ops_wait_for_migrating_timer,
+			 twk_win_gen_params),
+	KUNIT_CASE_PARAM(twheel_create_flags_callback_concurrency,
+			 twk_single_gen_params),
+	KUNIT_CASE(twheel_cpu_offline_moves_pending_timers),
+	{}
+};
+
+static struct kunit_case twheel_smp_stress_cases[] = {
+	KUNIT_CASE(twheel_timer_start_cross_cpu_model_check),
+	KUNIT_CASE(twheel_timer_ops_cross_cpu_migration_stress),
+	{}
+};
+
 /* Registered by kunit/wheel_kunit.c (declared in twheel_kunit.h). */
 struct kunit_suite twheel_facility_suite = {
 	.name = "twheel_facility",
 	.test_cases = twheel_facility_cases,
+};
+
+/* Per-CPU bases: placement, the base protocol, hotplug (two CPUs). */
+struct kunit_suite twheel_smp_suite = {
+	.name = "twheel_smp",
+	.test_cases = twheel_smp_cases,
+};
+
+/* Per-CPU bases under load: the cross-CPU model check and stress. */
+struct kunit_suite twheel_smp_stress_suite = {
+	.name = "twheel_smp_stress",
+	.test_cases = twheel_smp_stress_cases,
 };

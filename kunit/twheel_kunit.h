@@ -13,5 +13,8 @@
 extern struct kunit_suite twheel_facility_suite;
 /* The engine suite, every engine against the model: engine_kunit.c. */
 extern struct kunit_suite twheel_engine_suite;
+/* Per-CPU bases, and their stress cases: facility_kunit.c. */
+extern struct kunit_suite twheel_smp_suite;
+extern struct kunit_suite twheel_smp_stress_suite;
 
 #endif /* _TWHEEL_KUNIT_H */

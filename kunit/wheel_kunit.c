@@ -1721,7 +1721,8 @@ static struct kunit_suite twheel_wheel_suite = {
 };
 
 kunit_test_suites(&twheel_wheel_suite, &twheel_engine_suite,
-		  &twheel_facility_suite);
+		  &twheel_facility_suite, &twheel_smp_suite,
+		  &twheel_smp_stress_suite);
 
 MODULE_DESCRIPTION("KUnit suites for twheel: the wheel, the engines and the facility");
 MODULE_LICENSE("GPL");

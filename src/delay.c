@@ -18,6 +18,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/delay.h>
+#include <linux/export.h>
 
 #include "twheel_internal.h"
 
@@ -42,6 +43,13 @@ void twheel_delay(enum twheel_delay_point point)
 	mdelay(us / 1000);
 	udelay(us % 1000);
 }
+
+/* For KUnit: what writing to the debugfs file does. */
+void twheel_delay_set(enum twheel_delay_point point, u32 us)
+{
+	WRITE_ONCE(twheel_delay_us[point], us);
+}
+EXPORT_SYMBOL_GPL(twheel_delay_set);
 
 void twheel_delay_init(struct dentry *root)
 {

@@ -46,6 +46,7 @@ enum twheel_delay_point {
 #ifdef TWHEEL_DEBUG_DELAYS
 void twheel_delay(enum twheel_delay_point point);
 void twheel_delay_init(struct dentry *root);
+void twheel_delay_set(enum twheel_delay_point point, u32 us);
 #else
 static inline void twheel_delay(enum twheel_delay_point point) { }
 static inline void twheel_delay_init(struct dentry *root) { }

@@ -2717,6 +2717,12 @@ static void twheel_default_runs_timer(struct kunit *test)
  * CPU with smp_call_on_cpu() (a kworker bound to it, process context, and
  * the caller waits for it) or in helper kthreads bound to it.
  */
+/* wait_for_completion_timeout() in ms: the jiffies left, 0 on timeout. */
+static unsigned long twk_wait_done(struct completion *done, unsigned int ms)
+{
+	return wait_for_completion_timeout(done, msecs_to_jiffies(ms));
+}
+
 static void twk_two_cpus(struct kunit *test, unsigned int *a, unsigned int *b)
 {
 	if (num_online_cpus() < 2)
@@ -3034,8 +3040,7 @@ static void twheel_timer_modify_running_callback_stays_on_base(struct kunit *tes
 	wake_up_process(h);
 
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, m->p, 0, ktime_get() + 2 * tick), 0);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&m->done,
-				msecs_to_jiffies(2 * TWK_TIMEOUT_MS)), 0UL);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&m->done, 2 * TWK_TIMEOUT_MS), 0UL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&m->p->timer), 0);
 
@@ -3179,8 +3184,7 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 	twk_thread_create(test, th, 1, b, twk_win_b, r);
 	wake_up_process(th->tasks[0]);
 	wake_up_process(th->tasks[1]);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&r->done,
-				msecs_to_jiffies(2 * TWK_TIMEOUT_MS)), 0UL);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&r->done, 2 * TWK_TIMEOUT_MS), 0UL);
 	if (delay)
 		twk_set_migrate_delay(0);
 
@@ -3474,8 +3478,7 @@ static void twheel_timer_start_cross_cpu_model_check(struct kunit *test)
 	}
 	for (i = 0; i < n; i++)
 		wake_up_process(th->tasks[i]);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&x->done,
-				msecs_to_jiffies(4 * TWK_TIMEOUT_MS)), 0UL);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&x->done, 4 * TWK_TIMEOUT_MS), 0UL);
 	/* Everything not cancelled is due within 20 ticks of its arm. */
 	for (i = 0; i < n * TWK_XC_TIMERS; i++)
 		if (x->cret[i] == 1)
@@ -3616,8 +3619,7 @@ static void twheel_timer_ops_cross_cpu_migration_stress(struct kunit *test)
 	twk_thread_create(test, th, 1, b, twk_pp_thread, &args[1]);
 	wake_up_process(th->tasks[0]);
 	wake_up_process(th->tasks[1]);
-	KUNIT_ASSERT_NE(test, wait_for_completion_timeout(&s->done,
-				msecs_to_jiffies(4 * TWK_TIMEOUT_MS)), 0UL);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&s->done, 4 * TWK_TIMEOUT_MS), 0UL);
 
 	for (i = 0; i < TWK_STRESS_TIMERS; i++) {
 		ret = twheel_timer_cancel_sync(&s->p[i].timer);

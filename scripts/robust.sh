@@ -5,6 +5,7 @@
 # of each kernel named, one VM per plan and kernel:
 #   robust     ioctl fuzzer and multi-threaded stress through /dev/twheel
 #   lifecycle  load/unload cycles with timers in flight
+#   hotplug    cpu1 offline and online while timers run on both CPUs
 # Plans that do not exist (yet) are skipped.  Ends with the
 # "N passed, N failed" total over all runs.
 #
@@ -13,13 +14,13 @@
 #   plan alone on kcsan, the race detector kernel.  The plan sizes its
 #   stress per kernel (scripts/plans/robust.sh): 1,000,000 timers on the
 #   stock kernels, 50,000 on debug and kcsan.
-# Environment: TWHEEL_ROBUST_PLANS (default "robust lifecycle").
+# Environment: TWHEEL_ROBUST_PLANS (default "robust lifecycle hotplug").
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 (($#)) || set -- stock61 debug
-read -r -a plans <<<"${TWHEEL_ROBUST_PLANS:-robust lifecycle}"
+read -r -a plans <<<"${TWHEEL_ROBUST_PLANS:-robust lifecycle hotplug}"
 for k in "$@"; do
 	check_kernel_name "$k"
 	for p in "${plans[@]}"; do

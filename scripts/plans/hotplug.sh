@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# CPU hotplug plan (make robust; stock 6.1 and debug VMs): cpu1 goes
+# offline and online again and again while timers run on both CPUs'
+# bases of the default wheel.  twheel_stress (4 threads, one shared fd,
+# timers spread over 2 s, arming, modifying, cancelling and reading) runs
+# in the background and checks that every timer not cancelled comes
+# exactly once and never early; meanwhile the plan writes 0 and 1 to
+# /sys/devices/system/cpu/cpu1/online, 300 ms apart, and after each
+# offline reads cpu1's line of the wheel's debugfs stats: its base must
+# hold no timer (the hotplug teardown moved them to a live CPU's base).
+# The kernel side (KASAN, lockdep, list debugging on debug) is judged by
+# vm-run.sh as always.
+# shellcheck source=scripts/vm/lib.sh
+. /lib/twheel.sh
+
+ONLINE=/sys/devices/system/cpu/cpu1/online
+STATS=/sys/kernel/debug/twheel/default/stats
+# 200,000 timers take a few seconds on stock; the debug kernel gets
+# through about 2,000 a second (scripts/plans/robust.sh), so 20,000.
+STRESS_N=200000
+case "$TWHEEL_KERNEL" in
+debug | kcsan)
+	STRESS_N=20000
+	;;
+esac
+
+# Pending timers on cpu1's base: the second column of its line.
+cpu1_pending() {
+	awk '$1 == "cpu1" { print $2 }' "$STATS"
+}
+
+load twheel
+if [ ! -w "$ONLINE" ]; then
+	skip "cpu1 offline and online while timers run" "no $ONLINE"
+	unload twheel
+	exit 0
+fi
+
+/selftests/twheel_stress -n "$STRESS_N" -j 4 -f 1 -d 2000 -i >/tmp/stress.out 2>&1 &
+pid=$!
+toggles=0
+stray=0
+loaded=0
+while kill -0 "$pid" 2>/dev/null; do
+	before=$(cpu1_pending)
+	[ "${before:-0}" -gt 0 ] && loaded=$((loaded + 1))
+	echo 0 >"$ONLINE" || { fail "writing 0 to $ONLINE"; break; }
+	after=$(cpu1_pending)
+	if [ "$after" != 0 ]; then
+		echo "# cpu1 offline with $after timers on its base"
+		stray=$((stray + 1))
+	fi
+	sleep 0.3
+	echo 1 >"$ONLINE" || { fail "writing 1 to $ONLINE"; break; }
+	toggles=$((toggles + 1))
+	sleep 0.3
+done
+rc=0
+wait "$pid" || rc=$?
+cat /tmp/stress.out
+grep -E '^(bases|migrated|pending):' "$STATS" | sed 's/^/# /'
+check "cpu1 went offline and online again while timers ran ($toggles times)" \
+	[ "$toggles" -ge 2 ]
+check "cpu1's base held timers when it went offline ($loaded of $toggles times)" \
+	[ "$loaded" -ge 1 ]
+check "no timer left on cpu1's base while it was offline" [ "$stray" -eq 0 ]
+check "twheel_stress across hotplug: every timer once, none early" [ "$rc" -eq 0 ]
+check "cpu1 is online at the end" grep -q 1 "$ONLINE"
+unload twheel

@@ -44,7 +44,16 @@ void twheel_delay(enum twheel_delay_point point)
 	udelay(us % 1000);
 }
 
-/* For KUnit: what writing to the debugfs file does. */
+/**
+ * twheel_delay_set() - set a delay point, as its debugfs file does
+ * @point: the delay point
+ * @us:    its delay in microseconds, 0 for none
+ *
+ * For KUnit cases, which cannot write a debugfs attribute file from the
+ * kernel.  Only in builds with TWHEEL_DEBUG=1.
+ *
+ * Context: any context.
+ */
 void twheel_delay_set(enum twheel_delay_point point, u32 us)
 {
 	WRITE_ONCE(twheel_delay_us[point], us);

@@ -40,8 +40,8 @@
 # for a bad verdict that no test case accounts for (splat, crash, timeout).
 #
 # Environment: TWHEEL_VM_TIMEOUT (default 300 s), TWHEEL_VM_MEM (1G),
-# TWHEEL_VM_APPEND (extra kernel command line), TWHEEL_VM_VERBOSE=1 (print
-# the whole console, not only the plan's part).
+# TWHEEL_VM_CPUS (2), TWHEEL_VM_APPEND (extra kernel command line),
+# TWHEEL_VM_VERBOSE=1 (print the whole console, not only the plan's part).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -137,8 +137,10 @@ printf 'TWHEEL_KERNEL=%s\nTWHEEL_PLAN=%s\nexport TWHEEL_KERNEL TWHEEL_PLAN\n' \
 mem=${TWHEEL_VM_MEM:-1G}
 append="console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM_APPEND:-}"
 # Two sockets of one core: the debug kernel has no ACPI and finds CPUs in
-# SeaBIOS's MP table, which lists one CPU per socket.
-smp=2,sockets=2,cores=1,threads=1
+# SeaBIOS's MP table, which lists one CPU per socket.  TWHEEL_VM_CPUS
+# (default 2) sets how many, for the scaling benchmark (bench/smp.sh).
+cpus=${TWHEEL_VM_CPUS:-2}
+smp=$cpus,sockets=$cpus,cores=1,threads=1
 qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -no-reboot
 	-display none -monitor none -serial "file:$console"
 	-kernel "$image" -initrd "$initrd" -append "$append")

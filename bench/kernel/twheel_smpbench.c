@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_smpbench - start+cancel throughput of one timer facility
+ * instance from 1, 2, 4... kthreads pinned to different CPUs.
+ *
+ * For each implementation, outstanding count N and thread count T (T <=
+ * online CPUs): T kthreads, thread t bound to the t-th online CPU, first
+ * arm N / T outstanding timers each (60-120 s out, so none fires during
+ * the case), then meet at a barrier and each run @pairs start+cancel
+ * pairs on a private pool of 64 timers with random expiries 10-70 s out.
+ * The throughput of the case is T * @pairs / the longest thread's time;
+ * the median over @reps repetitions is reported, with the median ns per
+ * pair of one thread.  Implementations:
+ *
+ *   twheel         a twheel instance with one base per CPU
+ *                  (twheel_create(): what issue 13 built)
+ *   twheel_single  a twheel instance with one base for all CPUs
+ *                  (TWHEEL_CREATE_SINGLE_BASE: the structure before it,
+ *                  one lock and one wheel for every CPU)
+ *   timer_list     mod_timer() + del_timer() of the kernel's timer wheel,
+ *                  one base per CPU
+ *
+ * Output, one line per figure:
+ *
+ *	twheel_smpbench: csv,smp,<impl>,<n>,<op>,<value>
+ *
+ * with op pairs_per_s_t<T> (start+cancel pairs per second, all threads)
+ * and ns_per_pair_t<T> (one thread's median cost of a pair).  Runs from
+ * module_init in the insmod task; loads, prints, then stays loaded
+ * holding nothing until rmmod.  bench/smp.sh drives it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/prandom.h>
+#include <linux/sched.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+#include <linux/string.h>
+#include <linux/timer.h>
+#include <linux/vmalloc.h>
+#include <linux/twheel.h>
+
+#include "bench_compat.h"
+
+static ulong ns[4] = { 1000, 1000000 };
+static int ns_count = 2;
+module_param_array(ns, ulong, &ns_count, 0444);
+MODULE_PARM_DESC(ns, "Outstanding timer counts N");
+
+static uint threads[4] = { 1, 2, 4 };
+static int threads_count = 3;
+module_param_array(threads, uint, &threads_count, 0444);
+MODULE_PARM_DESC(threads, "Thread counts T (each <= online CPUs)");
+
+static char *impls = "twheel,twheel_single,timer_list";
+module_param(impls, charp, 0444);
+MODULE_PARM_DESC(impls, "Implementations: twheel,twheel_single,timer_list");
+
+static uint pairs = 100000;
+module_param(pairs, uint, 0444);
+MODULE_PARM_DESC(pairs, "start+cancel pairs per thread and repetition");
+
+static uint reps = 3;
+module_param(reps, uint, 0444);
+MODULE_PARM_DESC(reps, "Repetitions; the median is reported");
+
+#define POOL		64
+#define MAX_THREADS	16
+#define MAX_REPS	15
+
+enum impl { TWHEEL, TWHEEL_SINGLE, TIMER_LIST, NR_IMPLS };
+
+static const char *const impl_names[NR_IMPLS] = {
+	"twheel", "twheel_single", "timer_list",
+};
+
+/* A timer of either kind; the bench never lets one fire. */
+union btimer {
+	struct twheel_timer tw;
+	struct timer_list tl;
+};
+
+struct bcase;
+
+/**
+ * struct bthread - one pinned thread of a case
+ * @c:      the case
+ * @cpu:    its CPU
+ * @out:    its share of the outstanding timers
+ * @nout:   how many
+ * @pool:   its private timers for the start+cancel pairs
+ * @ns:     time of its pairs (ns), per repetition
+ */
+struct bthread {
+	struct bcase *c;
+	unsigned int cpu;
+	union btimer *out;
+	unsigned long nout;
+	union btimer pool[POOL];
+	u64 ns[MAX_REPS];
+};
+
+/**
+ * struct bcase - one (impl, N, T) case
+ * @impl:   the implementation
+ * @wheel:  its twheel instance (twheel impls)
+ * @nthr:   threads
+ * @rep:    the repetition now
+ * @ready:  threads at the barrier of this repetition
+ * @go:     the repetition may start (its number + 1)
+ * @left:   threads not done with the repetition
+ * @done:   completed when @left reaches 0
+ * @th:     the threads
+ */
+struct bcase {
+	enum impl impl;
+	struct twheel *wheel;
+	unsigned int nthr;
+	unsigned int rep;
+	atomic_t ready;
+	atomic_t go;
+	atomic_t left;
+	struct completion done;
+	struct bthread *th[MAX_THREADS];
+};
+
+static void bench_fn(struct twheel_timer *t)
+{
+	pr_err_ratelimited("a benchmark timer fired\n");
+}
+
+static void bench_tl_fn(struct timer_list *t)
+{
+	pr_err_ratelimited("a benchmark timer_list fired\n");
+}
+
+static void bt_setup(struct bcase *c, union btimer *b)
+{
+	if (c->impl == TIMER_LIST)
+		timer_setup(&b->tl, bench_tl_fn, 0);
+	else
+		twheel_timer_setup(&b->tw, c->wheel, bench_fn, 0);
+}
+
+static void bt_start(struct bcase *c, union btimer *b, u64 ms)
+{
+	if (c->impl == TIMER_LIST)
+		mod_timer(&b->tl, jiffies + msecs_to_jiffies(ms));
+	else
+		twheel_timer_start(&b->tw, ms * NSEC_PER_MSEC, 0, TWHEEL_MODE_REL);
+}
+
+static void bt_cancel(struct bcase *c, union btimer *b)
+{
+	if (c->impl == TIMER_LIST)
+		bench_timer_delete(&b->tl);
+	else
+		twheel_timer_cancel(&b->tw);
+}
+
+static void bt_cancel_sync(struct bcase *c, union btimer *b)
+{
+	if (c->impl == TIMER_LIST)
+		bench_timer_delete_sync(&b->tl);
+	else
+		twheel_timer_cancel_sync(&b->tw);
+}
+
+static int bench_thread(void *data)
+{
+	struct bthread *t = data;
+	struct bcase *c = t->c;
+	struct rnd_state rs;
+	unsigned long i;
+	unsigned int r;
+
+	prandom_seed_state(&rs, t->cpu + 1);
+	for (i = 0; i < t->nout; i++) {
+		bt_setup(c, &t->out[i]);
+		bt_start(c, &t->out[i], 60000 + prandom_u32_state(&rs) % 60000);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	for (i = 0; i < POOL; i++)
+		bt_setup(c, &t->pool[i]);
+
+	for (r = 0; r < reps; r++) {
+		ktime_t t0;
+
+		/*
+		 * barrier: every thread armed its share and is here.  Yield
+		 * while waiting: without preemption, threads spinning on every
+		 * CPU would keep the coordinator from ever releasing them.
+		 */
+		atomic_inc(&c->ready);
+		while (atomic_read_acquire(&c->go) != r + 1)
+			cond_resched();
+		t0 = ktime_get();
+		for (i = 0; i < pairs; i++) {
+			union btimer *b = &t->pool[i % POOL];
+
+			bt_start(c, b, 10000 + (prandom_u32_state(&rs) & 0xffff));
+			bt_cancel(c, b);
+		}
+		t->ns[r] = ktime_get() - t0;
+		if (atomic_dec_and_test(&c->left))
+			complete(&c->done);
+	}
+	for (i = 0; i < t->nout; i++) {
+		bt_cancel_sync(c, &t->out[i]);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	for (i = 0; i < POOL; i++)
+		bt_cancel_sync(c, &t->pool[i]);
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 median(u64 *v, unsigned int n)
+{
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	return v[n / 2];
+}
+
+static void emit(enum impl impl, unsigned long n, const char *op,
+		 unsigned int nthr, u64 value)
+{
+	pr_info("csv,smp,%s,%lu,%s_t%u,%llu\n", impl_names[impl], n, op, nthr,
+		value);
+}
+
+static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
+{
+	struct task_struct *tasks[MAX_THREADS] = {};
+	u64 thr[MAX_REPS], one[MAX_REPS];
+	struct bcase *c;
+	unsigned int i, r, cpu;
+	int ret = 0;
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return -ENOMEM;
+	c->impl = impl;
+	c->nthr = nthr;
+	init_completion(&c->done);
+	if (impl == TWHEEL)
+		c->wheel = twheel_create(NSEC_PER_MSEC, 12, 4096);
+	else if (impl == TWHEEL_SINGLE)
+		c->wheel = twheel_create_flags(NSEC_PER_MSEC, 12, 4096,
+					       TWHEEL_ENGINE_HIER,
+					       TWHEEL_CREATE_SINGLE_BASE);
+	if (IS_ERR(c->wheel)) {
+		ret = PTR_ERR(c->wheel);
+		kfree(c);
+		return ret;
+	}
+
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < nthr; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
+		struct bthread *t = kvzalloc(sizeof(*t), GFP_KERNEL);
+
+		if (!t) {
+			ret = -ENOMEM;
+			break;
+		}
+		c->th[i] = t;
+		t->c = c;
+		t->cpu = cpu;
+		t->nout = n / nthr;
+		t->out = vzalloc(array_size(t->nout ?: 1, sizeof(*t->out)));
+		if (!t->out) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	for (i = 0; !ret && i < nthr; i++) {
+		tasks[i] = kthread_create(bench_thread, c->th[i], "twsmp/%u", i);
+		if (IS_ERR(tasks[i])) {
+			ret = PTR_ERR(tasks[i]);
+			tasks[i] = NULL;
+			break;
+		}
+		kthread_bind(tasks[i], c->th[i]->cpu);
+		get_task_struct(tasks[i]);
+	}
+	if (ret) {
+		/* Threads created are not woken: stop them before they run. */
+		for (i = 0; i < nthr; i++) {
+			if (tasks[i]) {
+				kthread_stop(tasks[i]);
+				put_task_struct(tasks[i]);
+			}
+		}
+		goto out;
+	}
+	for (i = 0; i < nthr; i++)
+		wake_up_process(tasks[i]);
+
+	for (r = 0; r < reps; r++) {
+		u64 longest = 0, sum = 0;
+
+		while (atomic_read(&c->ready) != (r + 1) * nthr)
+			schedule_timeout_uninterruptible(1);
+		reinit_completion(&c->done);
+		atomic_set(&c->left, nthr);
+		atomic_set_release(&c->go, r + 1);
+		wait_for_completion(&c->done);
+		for (i = 0; i < nthr; i++) {
+			longest = max(longest, c->th[i]->ns[r]);
+			sum += c->th[i]->ns[r];
+		}
+		thr[r] = div64_u64((u64)nthr * pairs * NSEC_PER_SEC, longest ?: 1);
+		one[r] = div64_u64(sum, (u64)nthr * pairs);
+	}
+	for (i = 0; i < nthr; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+	emit(impl, n, "pairs_per_s", nthr, median(thr, reps));
+	emit(impl, n, "ns_per_pair", nthr, median(one, reps));
+out:
+	for (i = 0; i < nthr; i++) {
+		if (!c->th[i])
+			continue;
+		vfree(c->th[i]->out);
+		kvfree(c->th[i]);
+	}
+	if (c->wheel && twheel_destroy(c->wheel))
+		ret = -EBUSY;
+	kfree(c);
+	return ret;
+}
+
+/* Is @name one of the comma-separated names of @impls? */
+static bool impl_selected(const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = impls;
+
+	while (p && *p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static int __init twheel_smpbench_init(void)
+{
+	unsigned int online = num_online_cpus();
+	enum impl impl;
+	int a, b, ret;
+
+	if (!reps || reps > MAX_REPS || !pairs)
+		return -EINVAL;
+	pr_info("%u online CPUs, %u pairs per thread, %u repetitions\n",
+		online, pairs, reps);
+	for (impl = 0; impl < NR_IMPLS; impl++) {
+		if (!impl_selected(impl_names[impl]))
+			continue;
+		for (a = 0; a < ns_count; a++) {
+			for (b = 0; b < threads_count; b++) {
+				if (!threads[b] || threads[b] > online ||
+				    threads[b] > MAX_THREADS)
+					continue;
+				ret = run_case(impl, ns[a], threads[b]);
+				if (ret) {
+					pr_err("%s n=%lu t=%u: %d\n",
+					       impl_names[impl], ns[a],
+					       threads[b], ret);
+					return ret;
+				}
+			}
+		}
+	}
+	pr_info("done\n");
+	return 0;
+}
+
+static void __exit twheel_smpbench_exit(void)
+{
+}
+
+module_init(twheel_smpbench_init);
+module_exit(twheel_smpbench_exit);
+
+MODULE_DESCRIPTION("twheel: start+cancel scaling over CPUs against timer_list");
+MODULE_LICENSE("GPL");

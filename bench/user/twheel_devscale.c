@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * twheel_devscale - batched arm + cancel throughput of /dev/twheel from
+ * 1, 2, 4... threads pinned to different CPUs.
+ *
+ * For each outstanding count N and thread count T: T threads, thread t
+ * pinned to CPU t, each on its own file (layout "files") or all on one
+ * shared file (layout "shared"), first arm N / T timers 60-120 s out in
+ * batches of 1024; then, after a barrier, each repeats for @ms
+ * milliseconds: one TWHEEL_IOC_BATCH of 256 ARM records (10-70 s out),
+ * then one of 256 CANCEL records of those timers.  Throughput = all
+ * threads' arm+cancel pairs / the measuring time; median over @reps.
+ *
+ * Output: twheel_devscale: csv,devsmp,twheel_<layout>,<N>,pairs_per_s_t<T>,<v>
+ *
+ * Usage: twheel_devscale [-n N,N] [-t T,T,...] [-m ms] [-r reps]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/types.h>
+#include <linux/twheel.h>
+
+#define PFX "twheel_devscale: "
+#define BATCH		256
+#define ARM_CHUNK	1024
+#define MAX_THREADS	16
+#define MAX_REPS	15
+
+static unsigned long ns_list[4] = { 1000, 1000000 };
+static int ns_count = 2;
+static unsigned int t_list[4] = { 1, 2, 4 };
+static int t_count = 3;
+static unsigned int run_ms = 1000;
+static unsigned int reps = 3;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+struct run;
+
+struct thr {
+	struct run *r;
+	int cpu;
+	int fd;
+	unsigned long nout;
+	uint64_t pairs[MAX_REPS];
+	int err;
+};
+
+struct run {
+	unsigned int nthr;
+	atomic_uint ready;
+	atomic_uint go;
+	uint64_t stop[MAX_REPS];
+	struct thr th[MAX_THREADS];
+};
+
+static int batch(int fd, struct twheel_batch_op *ops, unsigned int n)
+{
+	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = n };
+	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
+
+	if (ret < 0)
+		return -errno;
+	return b.done == n ? 0 : -EIO;
+}
+
+static int arm_many(int fd, struct twheel_batch_op *ops, unsigned int n,
+		    unsigned int base_ms, unsigned int *seed)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		memset(&ops[i], 0, sizeof(ops[i]));
+		ops[i].op = TWHEEL_OP_ARM;
+		ops[i].expires = (base_ms + rand_r(seed) % 60000) * 1000000ULL;
+	}
+	return batch(fd, ops, n);
+}
+
+static void *thr_fn(void *arg)
+{
+	struct thr *t = arg;
+	struct run *r = t->r;
+	struct twheel_batch_op ops[ARM_CHUNK];
+	unsigned int seed = t->cpu + 1, rep, i;
+	unsigned long done;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		t->err = errno;
+		return NULL;
+	}
+	for (done = 0; done < t->nout; done += ARM_CHUNK) {
+		unsigned int n = t->nout - done < ARM_CHUNK ? t->nout - done : ARM_CHUNK;
+
+		t->err = -arm_many(t->fd, ops, n, 60000, &seed);
+		if (t->err)
+			return NULL;
+	}
+	for (rep = 0; rep < reps; rep++) {
+		uint64_t pairs = 0;
+
+		atomic_fetch_add(&r->ready, 1);
+		while (atomic_load(&r->go) != rep + 1)
+			;
+		while (now_ns() < r->stop[rep]) {
+			t->err = -arm_many(t->fd, ops, BATCH, 10000, &seed);
+			if (t->err)
+				return NULL;
+			for (i = 0; i < BATCH; i++) {
+				__u64 h = ops[i].handle;
+
+				memset(&ops[i], 0, sizeof(ops[i]));
+				ops[i].op = TWHEEL_OP_CANCEL;
+				ops[i].handle = h;
+			}
+			t->err = -batch(t->fd, ops, BATCH);
+			if (t->err)
+				return NULL;
+			pairs += BATCH;
+		}
+		t->pairs[rep] = pairs;
+	}
+	return NULL;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int run_case(unsigned long n, unsigned int nthr, bool shared)
+{
+	pthread_t tid[MAX_THREADS];
+	uint64_t rate[MAX_REPS];
+	struct run *r = calloc(1, sizeof(*r));
+	unsigned int i, rep;
+	int fd0 = -1, ret = 0;
+
+	if (!r)
+		return -ENOMEM;
+	r->nthr = nthr;
+	for (i = 0; i < nthr; i++) {
+		struct thr *t = &r->th[i];
+
+		t->r = r;
+		t->cpu = i;
+		t->nout = n / nthr;
+		if (shared && i)
+			t->fd = fd0;
+		else
+			t->fd = open("/dev/twheel", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+		if (t->fd < 0)
+			return -errno;
+		if (!i)
+			fd0 = t->fd;
+	}
+	for (i = 0; i < nthr; i++)
+		pthread_create(&tid[i], NULL, thr_fn, &r->th[i]);
+	for (rep = 0; rep < reps; rep++) {
+		uint64_t sum = 0, t0;
+
+		while (atomic_load(&r->ready) < (rep + 1) * nthr) {
+			for (i = 0; i < nthr; i++)
+				if (r->th[i].err)
+					goto out;
+			usleep(1000);
+		}
+		t0 = now_ns();
+		r->stop[rep] = t0 + run_ms * 1000000ULL;
+		atomic_store(&r->go, rep + 1);
+		usleep(run_ms * 1000);
+		/* the threads finish their last batch pair after stop */
+		while (1) {
+			bool all = true;
+
+			for (i = 0; i < nthr; i++)
+				all &= r->th[i].pairs[rep] || r->th[i].err;
+			if (all)
+				break;
+			usleep(1000);
+		}
+		for (i = 0; i < nthr; i++)
+			sum += r->th[i].pairs[rep];
+		rate[rep] = sum * 1000000000ULL / (now_ns() - t0);
+	}
+out:
+	for (i = 0; i < nthr; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < nthr; i++) {
+		if (r->th[i].err) {
+			fprintf(stderr, PFX "thread %u: %s\n", i, strerror(r->th[i].err));
+			ret = -r->th[i].err;
+		}
+		if (!shared || !i)
+			close(r->th[i].fd);
+	}
+	if (!ret) {
+		qsort(rate, reps, sizeof(rate[0]), cmp_u64);
+		printf(PFX "csv,devsmp,twheel_%s,%lu,pairs_per_s_t%u,%llu\n",
+		       shared ? "shared" : "files", n, nthr,
+		       (unsigned long long)rate[reps / 2]);
+		fflush(stdout);
+	}
+	free(r);
+	return ret;
+}
+
+static int parse_list(char *s, unsigned long *v, int max)
+{
+	int n = 0;
+	char *tok;
+
+	for (tok = strtok(s, ","); tok && n < max; tok = strtok(NULL, ","))
+		v[n++] = strtoul(tok, NULL, 0);
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned long tmp[4];
+	int opt, a, b, i, s;
+
+	while ((opt = getopt(argc, argv, "n:t:m:r:")) != -1) {
+		switch (opt) {
+		case 'n':
+			ns_count = parse_list(optarg, ns_list, 4);
+			break;
+		case 't':
+			t_count = parse_list(optarg, tmp, 4);
+			for (i = 0; i < t_count; i++)
+				t_list[i] = tmp[i];
+			break;
+		case 'm':
+			run_ms = atoi(optarg);
+			break;
+		case 'r':
+			reps = atoi(optarg);
+			break;
+		default:
+			fprintf(stderr, "usage: %s [-n N,N] [-t T,T] [-m ms] [-r reps]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (!reps || reps > MAX_REPS)
+		return 2;
+	printf(PFX "%ld online CPUs, %u ms per repetition, %u repetitions\n",
+	       online, run_ms, reps);
+	for (s = 0; s < 2; s++)
+		for (a = 0; a < ns_count; a++)
+			for (b = 0; b < t_count; b++) {
+				if (!t_list[b] || t_list[b] > online || t_list[b] > MAX_THREADS)
+					continue;
+				if (run_case(ns_list[a], t_list[b], s)) {
+					printf(PFX "failed: n=%lu t=%u\n", ns_list[a], t_list[b]);
+					return 1;
+				}
+			}
+	return 0;
+}

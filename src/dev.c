@@ -3,9 +3,11 @@
  * twheel: the /dev/twheel device - file contexts, handles and events
  *
  * Every open file gets a context (struct twheel_ctx) that owns its timers.
- * A timer (struct twheel_utimer) is a twheel_timer on the default wheel
- * plus what userspace gave and needs back: handle, cookie, period, slack,
- * and the state of its pending event.
+ * A timer (struct twheel_utimer) is a twheel_timer on the default wheel,
+ * armed on the base of the CPU whose thread issued the ioctl (see
+ * Documentation/design.rst for why), plus what userspace gave and needs
+ * back: handle, cookie, period, slack, and the state of its pending
+ * event.
  *
  * Handles: timers sit in an xarray indexed by a 32-bit id allocated
  * cyclically, so an id is not reused until the id space wraps; each wrap
@@ -30,8 +32,8 @@
  * handle cannot be freed under a concurrent operation; read() drops it
  * while it copies events out, so a slow-faulting buffer stalls no ioctl.
  * @lock (taken in the callback, softirq) protects the ready list and the
- * event fields.  Order: mutex -> lock -> wheel lock, and lock -> the wait
- * queue's lock (wake-ups happen under @lock).  Cancel and modify stop the
+ * event fields.  Order: mutex -> lock -> the lock of the timer's wheel
+ * base, and lock -> the wait queue's lock (wake-ups happen under @lock).  Cancel and modify stop the
  * timer with twheel_timer_shutdown_sync()/cancel_sync() with only the
  * mutex held, so a running callback finishes first and cannot re-queue a
  * withdrawn event.

@@ -33,10 +33,10 @@
  * while it copies events out, so a slow-faulting buffer stalls no ioctl.
  * @lock (taken in the callback, softirq) protects the ready list and the
  * event fields.  Order: mutex -> lock -> the lock of the timer's wheel
- * base, and lock -> the wait queue's lock (wake-ups happen under @lock).  Cancel and modify stop the
- * timer with twheel_timer_shutdown_sync()/cancel_sync() with only the
- * mutex held, so a running callback finishes first and cannot re-queue a
- * withdrawn event.
+ * base, and lock -> the wait queue's lock (wake-ups happen under @lock).
+ * Cancel and modify stop the timer with
+ * twheel_timer_shutdown_sync()/cancel_sync() with only the mutex held, so
+ * a running callback finishes first and cannot re-queue a withdrawn event.
  *
  * Lifetimes: release() runs when no ioctl or read() can, and stops every
  * timer still in @timers before freeing it and the context.  A one-shot

@@ -1075,11 +1075,13 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	if (to != base) {
 		if (ret) {
 			twheel_detach(base, timer);
-			to->stats.migrated++;
 			if (twheel_base_empty(base))
 				twheel_program(base, TW_NO_TICK);
 		}
 		base = twheel_migrate(timer, base, to);
+		/* counted under the lock of the base that got it */
+		if (ret)
+			base->stats.migrated++;
 		moved = true;
 	}
 	twheel_ts_set(timer, TWHEEL_TS_PLACED);

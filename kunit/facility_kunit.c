@@ -2872,6 +2872,55 @@ static void twheel_timer_start_arms_on_calling_cpu(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
 }
 
+static u64 twk_cpu_wakeups(struct twheel *w, unsigned int cpu)
+{
+	struct twheel_stats st;
+
+	if (twheel_get_cpu_stats(w, cpu, &st))
+		return U64_MAX;
+	return st.wakeups;
+}
+
+/*
+ * Tickless per base: timers armed on A only, some firing, some an hour
+ * out.  B's base never arms its hrtimer: 0 wakeups on B, while A's base
+ * woke for the ones that fired; afterwards, with only far timers left,
+ * A's base sleeps too (no wakeup over 100 ms).
+ */
+static void twheel_tick_idle_cpu_base_no_wakeups(struct kunit *test)
+{
+	const u64 tick = TWK_MS;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int a, b, i;
+	struct twk_probe *p;
+	struct twheel *w;
+	u64 wa, wk;
+	int ret;
+
+	twk_two_cpus(test, &a, &b);
+	w = twk_wheel_flags(test, ctx, tick, 0);
+	p = twk_probes(test, ctx, w, 8, twk_cb_cpu);
+	for (i = 0; i < 8; i++) {
+		p[i].want = ktime_get() + (i < 4 ? (i + 2) * tick : 3600 * NSEC_PER_SEC);
+		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[i], 0, p[i].want), 0);
+	}
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 4, TWK_TIMEOUT_MS));
+	wa = twk_cpu_wakeups(w, a);
+	KUNIT_EXPECT_GE(test, wa, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_wakeups(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 4ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 0ULL);
+	/* A's base may still wake once for the last expiry; then it sleeps. */
+	ret = read_poll_timeout(twk_cpu_wakeups, wk, wk > wa + 1, 2000,
+				100 * USEC_PER_MSEC, false, w, a);
+	KUNIT_EXPECT_EQ(test, ret, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, twk_cpu_wakeups(w, b), 0ULL);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), i < 4 ? 0 : 1);
+	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+
 struct twk_move_param {
 	const char *name;
 	unsigned int flags;
@@ -3699,6 +3748,7 @@ static struct kunit_case twheel_facility_cases[] = {
 static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_create_flags_unknown_flags_einval),
 	KUNIT_CASE(twheel_timer_start_arms_on_calling_cpu),
+	KUNIT_CASE(twheel_tick_idle_cpu_base_no_wakeups),
 	KUNIT_CASE_PARAM(twheel_timer_modify_other_cpu_picks_base_by_flags,
 			 twk_move_gen_params),
 	KUNIT_CASE(twheel_timer_modify_running_callback_stays_on_base),

@@ -314,6 +314,26 @@ static void twheel_ts_clear(struct twheel_timer *timer, u32 bits)
 }
 
 /*
+ * Take @base's lock; true if another CPU held it when we came, for the
+ * statistics (the trylock costs what the lock costs when it is free).
+ */
+static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
+	__acquires(&base->lock)
+{
+	/*
+	 * sparse cannot merge the contexts of a failed trylock and the lock
+	 * after it ("different lock contexts for basic block"): it checks the
+	 * plain lock.
+	 */
+#ifndef __CHECKER__
+	if (spin_trylock_irqsave(&base->lock, *flags))
+		return false;
+#endif
+	spin_lock_irqsave(&base->lock, *flags);
+	return true;
+}
+
+/*
  * Find and lock the base @timer is on: timer.c's lock_timer_base().  The
  * base named in the state word can change until we hold its lock, so
  * check it again then; while the timer migrates (between two bases with
@@ -332,10 +352,12 @@ static struct twheel_base *twheel_lock_base(const struct twheel_timer *timer,
 
 		if (!(st & TWHEEL_TS_MIGRATING)) {
 			struct twheel_base *base = w->bases[twheel_ts_base(st)];
+			bool contended = twheel_base_lock(base, flags);
 
-			spin_lock_irqsave(&base->lock, *flags);
-			if (!((READ_ONCE(timer->state) ^ st) & mask))
+			if (!((READ_ONCE(timer->state) ^ st) & mask)) {
+				base->stats.contended += contended;
 				return base;
+			}
 			spin_unlock_irqrestore(&base->lock, *flags);
 		}
 		cpu_relax();
@@ -646,10 +668,11 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "max_slot:\t%llu\n", st.max_slot);
 	seq_printf(m, "moves:\t\t%llu\n", st.moves);
 	seq_printf(m, "migrated:\t%llu\n", st.migrated);
+	seq_printf(m, "contended:\t%llu\n", st.contended);
 	seq_printf(m, "wakeups:\t%llu\n", st.wakeups);
 	seq_printf(m, "tick_armed:\t%d\n", twheel_tick_armed(w));
 	/* One line per base: its CPU (or "all") and its own counters. */
-	seq_puts(m, "base\tpending\tarmed\tfired\tcancelled\tlate\tmigrated\twakeups\ttick_armed\n");
+	seq_puts(m, "base\tpending\tarmed\tfired\tcancelled\tlate\tmigrated\twakeups\ttick_armed\tcontended\n");
 	for (i = 0; i < w->nr_bases; i++) {
 		struct twheel_base *base = w->bases[i];
 
@@ -660,10 +683,10 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 			seq_puts(m, "all");
 		else
 			seq_printf(m, "cpu%u", base->cpu);
-		seq_printf(m, "\t%llu\t%llu\t%llu\t%llu\t\t%llu\t%llu\t\t%llu\t%d\n",
+		seq_printf(m, "\t%llu\t%llu\t%llu\t%llu\t\t%llu\t%llu\t\t%llu\t%d\t\t%llu\n",
 			   st.pending, st.armed, st.fired, st.cancelled,
 			   st.late, st.migrated, st.wakeups,
-			   hrtimer_active(&base->tick));
+			   hrtimer_active(&base->tick), st.contended);
 	}
 	return 0;
 }
@@ -1473,6 +1496,7 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 		stats->pending += st.pending;
 		stats->moves += st.moves;
 		stats->migrated += st.migrated;
+		stats->contended += st.contended;
 		stats->bases += st.bases;
 		stats->tick_ns = st.tick_ns;
 		stats->slots = st.slots;

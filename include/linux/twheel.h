@@ -113,6 +113,8 @@ enum twheel_mode {
  * @migrated:  pending timers that moved onto this base (the instance: onto
  *             any base) from another: re-armed on another CPU, or taken
  *             over from a CPU that went offline
+ * @contended: start, modify, cancel and state calls that found the lock
+ *             of the timer's base held by another CPU and had to wait
  * @bases:     number of bases the figures cover
  */
 struct twheel_stats {
@@ -128,6 +130,7 @@ struct twheel_stats {
 	u64 engine;
 	u64 moves;
 	u64 migrated;
+	u64 contended;
 	u64 bases;
 };
 

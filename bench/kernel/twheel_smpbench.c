@@ -24,8 +24,11 @@
  *
  *	twheel_smpbench: csv,smp,<impl>,<n>,<op>,<value>
  *
- * with op pairs_per_s_t<T> (start+cancel pairs per second, all threads)
- * and ns_per_pair_t<T> (one thread's median cost of a pair).  Runs from
+ * with op pairs_per_s_t<T> (start+cancel pairs per second, all threads),
+ * ns_per_pair_t<T> (one thread's median cost of a pair) and, for twheel,
+ * contended_per_1k_pairs_t<T> (lock acquisitions of the pairs that found
+ * the base's lock held by another CPU, per 1000 pairs: twheel's
+ * contended counter over all repetitions).  Runs from
  * module_init in the insmod task; loads, prints, then stays loaded
  * holding nothing until rmmod.  bench/smp.sh drives it.
  */
@@ -247,7 +250,8 @@ static void emit(enum impl impl, unsigned long n, const char *op,
 static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 {
 	struct task_struct *tasks[MAX_THREADS] = {};
-	u64 thr[MAX_REPS], one[MAX_REPS];
+	u64 thr[MAX_REPS], one[MAX_REPS], contended = 0;
+	struct twheel_stats st;
 	struct bcase *c;
 	unsigned int i, r, cpu;
 	int ret = 0;
@@ -316,6 +320,11 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 
 		while (atomic_read(&c->ready) != (r + 1) * nthr)
 			schedule_timeout_uninterruptible(1);
+		/* the pairs' lock waits: from the first barrier on */
+		if (!r && c->wheel) {
+			twheel_get_stats(c->wheel, &st);
+			contended = st.contended;
+		}
 		reinit_completion(&c->done);
 		atomic_set(&c->left, nthr);
 		atomic_set_release(&c->go, r + 1);
@@ -327,12 +336,21 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 		thr[r] = div64_u64((u64)nthr * pairs * NSEC_PER_SEC, longest ?: 1);
 		one[r] = div64_u64(sum, (u64)nthr * pairs);
 	}
+	/* before the threads' teardown cancels count too */
+	if (c->wheel) {
+		twheel_get_stats(c->wheel, &st);
+		contended = st.contended - contended;
+	}
 	for (i = 0; i < nthr; i++) {
 		kthread_stop(tasks[i]);
 		put_task_struct(tasks[i]);
 	}
 	emit(impl, n, "pairs_per_s", nthr, median(thr, reps));
 	emit(impl, n, "ns_per_pair", nthr, median(one, reps));
+	/* lock acquisitions that waited, per 1000 start+cancel pairs */
+	if (c->wheel)
+		emit(impl, n, "contended_per_1k_pairs", nthr,
+		     div64_u64(contended * 1000, (u64)reps * nthr * pairs));
 out:
 	for (i = 0; i < nthr; i++) {
 		if (!c->th[i])

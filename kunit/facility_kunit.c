@@ -2945,8 +2945,9 @@ KUNIT_ARRAY_PARAM(twk_move, twk_move_params, twk_move_desc);
  * A timer armed on A (10 s out) is modified from B (20 s out): by default
  * it moves to B's base; TWHEEL_TIMER_PINNED and, while pending,
  * TWHEEL_TIMER_ANY_CPU keep it on A.  Modified from B once more to fire
- * soon, it fires once, not early, on the CPU of the base it is on.  Armed again from B once idle, a default or
- * ANY_CPU timer goes to B, a pinned one stays on A.
+ * soon, it fires once, not early, on the CPU of the base it is on.
+ * Armed again from B once idle, a default or ANY_CPU timer goes to B, a
+ * pinned one stays on A.
  */
 static void twheel_timer_modify_other_cpu_picks_base_by_flags(struct kunit *test)
 {

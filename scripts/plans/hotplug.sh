@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# CPU hotplug plan (make robust; stock 6.1 and debug VMs): cpu1 goes
+# CPU hotplug plan (make robust; stock 6.1, 6.12 and debug VMs): cpu1 goes
 # offline and online again and again while timers run on both CPUs'
 # bases of the default wheel.  twheel_stress (4 threads, one shared fd,
 # timers spread over 2 s, arming, modifying, cancelling and reading) runs

@@ -8,9 +8,14 @@
  * arm N / T outstanding timers each (60-120 s out, so none fires during
  * the case), then meet at a barrier and each run @pairs start+cancel
  * pairs on a private pool of 64 timers with random expiries 10-70 s out.
- * The throughput of the case is T * @pairs / the longest thread's time;
- * the median over @reps repetitions is reported, with the median ns per
- * pair of one thread.  Implementations:
+ * The throughput of the case is T * @pairs / the longest thread's time.
+ * Repetitions are rounds: each round runs every (implementation, T) case
+ * of an N once, starting from another implementation each round, so that
+ * a case and its one-thread twin ran close together; the scaling from 1 to
+ * T threads is taken per round (round r's T-thread throughput over round
+ * r's one-thread throughput) and reported as its median, minimum and
+ * maximum over the @reps rounds, with the medians of the throughput and
+ * of one thread's ns per pair.  Implementations:
  *
  *   twheel         a twheel instance with one base per CPU
  *                  (twheel_create(): what issue 13 built)
@@ -25,7 +30,9 @@
  *	twheel_smpbench: csv,smp,<impl>,<n>,<op>,<value>
  *
  * with op pairs_per_s_t<T> (start+cancel pairs per second, all threads),
- * ns_per_pair_t<T> (one thread's median cost of a pair) and, for twheel,
+ * ns_per_pair_t<T> (one thread's median cost of a pair), for T > 1
+ * scale_permille_t<T>, scale_min_permille_t<T> and scale_max_permille_t<T>
+ * (the per-round scaling from one thread, in thousandths) and, for twheel,
  * contended_per_1k_pairs_t<T> (lock acquisitions of the pairs that found
  * the base's lock held by another CPU, per 1000 pairs: twheel's
  * contended counter over all repetitions).  Runs from
@@ -71,9 +78,9 @@ static uint pairs = 100000;
 module_param(pairs, uint, 0444);
 MODULE_PARM_DESC(pairs, "start+cancel pairs per thread and repetition");
 
-static uint reps = 3;
+static uint reps = 5;
 module_param(reps, uint, 0444);
-MODULE_PARM_DESC(reps, "Repetitions; the median is reported");
+MODULE_PARM_DESC(reps, "Rounds over all cases; medians and ranges are reported");
 
 #define POOL		64
 #define MAX_THREADS	16
@@ -116,6 +123,7 @@ struct bthread {
  * @impl:   the implementation
  * @wheel:  its twheel instance (twheel impls)
  * @nthr:   threads
+ * @nrep:   repetitions the threads run
  * @rep:    the repetition now
  * @ready:  threads at the barrier of this repetition
  * @go:     the repetition may start (its number + 1)
@@ -127,6 +135,7 @@ struct bcase {
 	enum impl impl;
 	struct twheel *wheel;
 	unsigned int nthr;
+	unsigned int nrep;
 	unsigned int rep;
 	atomic_t ready;
 	atomic_t go;
@@ -195,7 +204,7 @@ static int bench_thread(void *data)
 	for (i = 0; i < POOL; i++)
 		bt_setup(c, &t->pool[i]);
 
-	for (r = 0; r < reps; r++) {
+	for (r = 0; r < c->nrep; r++) {
 		ktime_t t0;
 
 		/*
@@ -247,10 +256,16 @@ static void emit(enum impl impl, unsigned long n, const char *op,
 		value);
 }
 
-static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
+/*
+ * One (impl, N, T) case, @nrep repetitions: throughput per repetition in
+ * @thr, one thread's mean ns per pair in @one, and the lock acquisitions
+ * that waited (twheel) added to @contended.
+ */
+static int run_case(enum impl impl, unsigned long n, unsigned int nthr,
+		    unsigned int nrep, u64 *thr, u64 *one, u64 *contended)
 {
 	struct task_struct *tasks[MAX_THREADS] = {};
-	u64 thr[MAX_REPS], one[MAX_REPS], contended = 0;
+	u64 cont0 = 0;
 	struct twheel_stats st;
 	struct bcase *c;
 	unsigned int i, r, cpu;
@@ -261,6 +276,7 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 		return -ENOMEM;
 	c->impl = impl;
 	c->nthr = nthr;
+	c->nrep = nrep;
 	init_completion(&c->done);
 	if (impl == TWHEEL)
 		c->wheel = twheel_create(NSEC_PER_MSEC, 12, 4096);
@@ -315,7 +331,7 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 	for (i = 0; i < nthr; i++)
 		wake_up_process(tasks[i]);
 
-	for (r = 0; r < reps; r++) {
+	for (r = 0; r < nrep; r++) {
 		u64 longest = 0, sum = 0;
 
 		while (atomic_read(&c->ready) != (r + 1) * nthr)
@@ -323,7 +339,7 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 		/* the pairs' lock waits: from the first barrier on */
 		if (!r && c->wheel) {
 			twheel_get_stats(c->wheel, &st);
-			contended = st.contended;
+			cont0 = st.contended;
 		}
 		reinit_completion(&c->done);
 		atomic_set(&c->left, nthr);
@@ -339,18 +355,12 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr)
 	/* before the threads' teardown cancels count too */
 	if (c->wheel) {
 		twheel_get_stats(c->wheel, &st);
-		contended = st.contended - contended;
+		*contended += st.contended - cont0;
 	}
 	for (i = 0; i < nthr; i++) {
 		kthread_stop(tasks[i]);
 		put_task_struct(tasks[i]);
 	}
-	emit(impl, n, "pairs_per_s", nthr, median(thr, reps));
-	emit(impl, n, "ns_per_pair", nthr, median(one, reps));
-	/* lock acquisitions that waited, per 1000 start+cancel pairs */
-	if (c->wheel)
-		emit(impl, n, "contended_per_1k_pairs", nthr,
-		     div64_u64(contended * 1000, (u64)reps * nthr * pairs));
 out:
 	for (i = 0; i < nthr; i++) {
 		if (!c->th[i])
@@ -380,33 +390,85 @@ static bool impl_selected(const char *name)
 	return false;
 }
 
+/* Results of one N: per implementation and thread-count index, per round. */
+static u64 res_thr[NR_IMPLS][4][MAX_REPS], res_one[NR_IMPLS][4][MAX_REPS];
+static u64 res_cont[NR_IMPLS][4];
+
+static bool thread_count_ok(unsigned int t)
+{
+	return t && t <= num_online_cpus() && t <= MAX_THREADS;
+}
+
+/* The medians, and the per-round scaling over the one-thread case. */
+static void emit_n(enum impl impl, unsigned long n)
+{
+	u64 v[MAX_REPS];
+	int b, one = -1;
+	unsigned int r;
+
+	for (b = 0; b < threads_count; b++)
+		if (threads[b] == 1)
+			one = b;
+	for (b = 0; b < threads_count; b++) {
+		if (!thread_count_ok(threads[b]))
+			continue;
+		memcpy(v, res_thr[impl][b], sizeof(v));
+		emit(impl, n, "pairs_per_s", threads[b], median(v, reps));
+		memcpy(v, res_one[impl][b], sizeof(v));
+		emit(impl, n, "ns_per_pair", threads[b], median(v, reps));
+		/* lock acquisitions that waited, per 1000 start+cancel pairs */
+		if (impl != TIMER_LIST)
+			emit(impl, n, "contended_per_1k_pairs", threads[b],
+			     div64_u64(res_cont[impl][b] * 1000,
+				       (u64)reps * threads[b] * pairs));
+		if (one < 0 || threads[b] == 1)
+			continue;
+		for (r = 0; r < reps; r++)
+			v[r] = div64_u64(res_thr[impl][b][r] * 1000,
+					 res_thr[impl][one][r] ?: 1);
+		emit(impl, n, "scale_permille", threads[b], median(v, reps));
+		emit(impl, n, "scale_min_permille", threads[b], v[0]);
+		emit(impl, n, "scale_max_permille", threads[b], v[reps - 1]);
+	}
+}
+
 static int __init twheel_smpbench_init(void)
 {
-	unsigned int online = num_online_cpus();
+	unsigned int online = num_online_cpus(), r, k;
 	enum impl impl;
 	int a, b, ret;
 
 	if (!reps || reps > MAX_REPS || !pairs)
 		return -EINVAL;
-	pr_info("%u online CPUs, %u pairs per thread, %u repetitions\n",
+	pr_info("%u online CPUs, %u pairs per thread, %u rounds\n",
 		online, pairs, reps);
-	for (impl = 0; impl < NR_IMPLS; impl++) {
-		if (!impl_selected(impl_names[impl]))
-			continue;
-		for (a = 0; a < ns_count; a++) {
-			for (b = 0; b < threads_count; b++) {
-				if (!threads[b] || threads[b] > online ||
-				    threads[b] > MAX_THREADS)
+	for (a = 0; a < ns_count; a++) {
+		memset(res_cont, 0, sizeof(res_cont));
+		for (r = 0; r < reps; r++) {
+			/* each round starts from another implementation */
+			for (k = 0; k < NR_IMPLS; k++) {
+				impl = (k + r) % NR_IMPLS;
+				if (!impl_selected(impl_names[impl]))
 					continue;
-				ret = run_case(impl, ns[a], threads[b]);
-				if (ret) {
-					pr_err("%s n=%lu t=%u: %d\n",
-					       impl_names[impl], ns[a],
-					       threads[b], ret);
-					return ret;
+				for (b = 0; b < threads_count; b++) {
+					if (!thread_count_ok(threads[b]))
+						continue;
+					ret = run_case(impl, ns[a], threads[b], 1,
+						       &res_thr[impl][b][r],
+						       &res_one[impl][b][r],
+						       &res_cont[impl][b]);
+					if (ret) {
+						pr_err("%s n=%lu t=%u: %d\n",
+						       impl_names[impl], ns[a],
+						       threads[b], ret);
+						return ret;
+					}
 				}
 			}
 		}
+		for (impl = 0; impl < NR_IMPLS; impl++)
+			if (impl_selected(impl_names[impl]))
+				emit_n(impl, ns[a]);
 	}
 	pr_info("done\n");
 	return 0;

@@ -5,21 +5,39 @@
  * Every open file gets a context (struct twheel_ctx) that owns its timers.
  * A timer (struct twheel_utimer) is a twheel_timer on the default wheel,
  * armed on the base of the CPU whose thread issued the ioctl (see
- * Documentation/design.rst for why), plus what userspace gave and needs
- * back: handle, cookie, period, slack, and the state of its pending
- * event.
+ * Documentation/design.rst for why), plus what userspace needs back: its
+ * cookie and the state of its pending event.
  *
- * Handles: timers sit in an xarray indexed by a 32-bit id allocated
- * cyclically, so an id is not reused until the id space wraps; each wrap
- * bumps a generation kept in the handle's upper 32 bits.  A lookup checks
- * the full 64-bit handle, so a stale handle never names a newer timer.
+ * The timer table: a file's timers live in page-sized chunks (struct
+ * twheel_uchunk), allocated as the file needs them, charged to the opener's
+ * memory cgroup and kept until the file is closed.  An entry's index in
+ * the table is the lower half of its handle; its generation, bumped each
+ * time the entry is freed, the upper half, so a stale handle never names a
+ * newer timer.  Free entries form a stack through their @next link, so a
+ * freed entry, still in the cache, is the next one used.  A timer finds
+ * its file through the chunk it sits in (chunks are page-aligned), and the
+ * state that only periodic timers need (period, slack, overruns) sits in a
+ * side array of the chunk, allocated with its first periodic timer: a
+ * one-shot timer costs sizeof(struct twheel_utimer) plus its share of the
+ * chunk header, a quarter of a timerfd's memory or less.
  *
  * Events: the callback allocates nothing.  It links the timer itself onto
  * the context's ready list (or, if its previous event is still unread,
  * counts an overrun), so no expiration can be dropped for lack of memory.
- * read() takes events off that list.  A one-shot timer ends when its event
- * has been copied out; a periodic one re-arms from its callback, counting
- * the periods a late tick skipped as overruns.
+ * The list is linked by table index, not by pointers, to keep entries
+ * small.  read() takes events off that list.  A one-shot timer ends when
+ * its event has been copied out; a periodic one re-arms from its callback,
+ * counting the periods a late tick skipped as overruns.
+ *
+ * The ioctls: one table (twheel_ioctl_ops) gives each command its
+ * structure's size, the size of its first version and its handler; one
+ * copy-in extends or checks the caller's structure (iommufd's
+ * copy_struct_from_user() scheme) and the handler copies its answer out.
+ * A batch works on runs of records: it copies a run in, looks the handles
+ * up, takes the per-user charge once, then arms and cancels the whole run
+ * under one lock of the base and one clock reading (facility.c's
+ * twheel_batch_begin()), and writes back only what userspace needs: the
+ * handles of new timers and the results of records that failed.
  *
  * Locking, lifetimes and what QUERY and CANCEL report mid-callback: the
  * DOC block below, which Documentation/design.rst includes.
@@ -28,23 +46,26 @@
 /**
  * DOC: Device locking and lifetimes
  *
- * Locking: the file's @mutex serialises the ioctls and read()'s bookkeeping, so a
- * handle cannot be freed under a concurrent operation; read() drops it
- * while it copies events out, so a slow-faulting buffer stalls no ioctl.
- * @lock (taken in the callback, softirq) protects the ready list and the
- * event fields.  Order: mutex -> lock -> the lock of the timer's wheel
- * base, and lock -> the wait queue's lock (wake-ups happen under @lock).
- * Cancel and modify stop the timer with
- * twheel_timer_shutdown_sync()/cancel_sync() with only the mutex held, so
- * a running callback finishes first and cannot re-queue a withdrawn event.
+ * Locking: the file's @mutex serialises the ioctls and read()'s
+ * bookkeeping, so a handle cannot be freed under a concurrent operation;
+ * read() drops it while it copies events out, so a slow-faulting buffer
+ * stalls no ioctl.  @lock (taken in the callback, softirq) protects the
+ * ready list, the event fields and the table's chunk array (the callback
+ * follows ready-list links through it; the array is only replaced, under
+ * the mutex and @lock, when it grows).  Order: mutex -> lock -> the lock of
+ * the timer's wheel base, and lock -> the wait queue's lock (wake-ups
+ * happen under @lock).  Cancel and modify stop the timer with only the
+ * mutex held: in a batch under its base's lock when its callback is not
+ * running, else with twheel_timer_shutdown_sync()/cancel_sync(), so a
+ * running callback finishes first and cannot re-queue a withdrawn event.
  *
  * Lifetimes: release() runs when no ioctl or read() can, and stops every
- * timer still in @timers before freeing it and the context.  A one-shot
- * timer is hidden from the ioctls once read() took its event and leaves
- * @timers when read() has delivered it, possibly while its callback is
- * still returning; the callback therefore touches neither
- * the timer nor the context after dropping @lock (it wakes readers before),
- * and read() can only take the event after that point.
+ * live timer before freeing the table and the context.  A one-shot timer
+ * is hidden from the ioctls once read() took its event and is freed when
+ * read() has delivered it, possibly while its callback is still
+ * returning; the callback therefore touches neither the timer nor the
+ * context after dropping @lock (it wakes readers before), and read() can
+ * only take the event after that point.
  *
  * What QUERY and CANCEL report about a timer whose callback runs: a
  * periodic timer is armed until it is cancelled, so QUERY shows it
@@ -63,6 +84,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/overflow.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/poll.h>
@@ -72,7 +94,6 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
-#include <linux/xarray.h>
 #include <linux/twheel.h>
 #include <uapi/linux/twheel.h>
 
@@ -80,11 +101,11 @@
 
 /* Limits and sizes of the userspace API. */
 #define TWHEEL_MAX_BATCH	65536	/* records per TWHEEL_IOC_BATCH */
-#define TWHEEL_READ_CHUNK	64	/* events gathered per lock hold in read() */
+#define TWHEEL_BATCH_RUN	32	/* records per lock hold in a batch */
+#define TWHEEL_READ_CHUNK	16	/* events per copy in read() (stack) */
 
 static unsigned long twheel_max_timers_per_fd;
 static unsigned long twheel_max_timers_per_user;
-static struct kmem_cache *twheel_utimer_cache;
 
 /**
  * struct twheel_user - timers of one user over all of its files
@@ -104,107 +125,258 @@ struct twheel_user {
 static DEFINE_HASHTABLE(twheel_users, 6);
 static DEFINE_MUTEX(twheel_users_mutex);
 
+struct twheel_uchunk;
+
 /**
  * struct twheel_ctx - the state of one open /dev/twheel file
- * @mutex:   serialises ioctls and read()
- * @lock:    protects @ready and the event fields of the timers
- * @ready:   timers with an unread event, oldest first
- * @nready:  length of @ready
- * @wq:      readers and pollers wait here for @ready to fill
- * @timers:  live timers by handle id
- * @next_id: cyclic allocation cursor of @timers
- * @gen:     generation in the upper half of handles, bumped on wrap
- * @count:   live timers
- * @wheel:   the wheel the timers run on
- * @tick_ns: its tick length
- * @user:    the opener, charged for every timer of the file
+ * @mutex:    serialises ioctls and read()
+ * @lock:     protects the ready list, the event fields and @chunks
+ * @ready_head: index + 1 of the oldest timer with an unread event, or 0
+ * @ready_tail: index + 1 of the newest one, or 0
+ * @nready:   length of the ready list
+ * @wq:       readers and pollers wait here for the ready list to fill
+ * @chunks:   the timer table, @nr_chunks of @max_chunks used
+ * @nr_chunks: chunks allocated
+ * @max_chunks: size of the @chunks array
+ * @free:     index + 1 of the top of the free-entry stack, or 0
+ * @gen:      generation of the entries of the next chunk
+ * @count:    live timers
+ * @wheel:    the wheel the timers run on
+ * @tick_ns:  its tick length
+ * @user:     the opener, charged for every timer of the file
+ * @batch:    a batch's run of records, allocated with the first batch
  */
 struct twheel_ctx {
 	struct mutex mutex;	/* serialises ioctls and read() */
-	spinlock_t lock;	/* ready list and event fields; softirq-safe */
-	struct list_head ready;
+	spinlock_t lock;	/* ready list, event fields; softirq-safe */
+	u32 ready_head;
+	u32 ready_tail;
 	unsigned long nready;
 	wait_queue_head_t wq;
-	struct xarray timers;
-	u32 next_id;
+	struct twheel_uchunk **chunks;
+	u32 nr_chunks;
+	u32 max_chunks;
+	u32 free;
 	u32 gen;
 	unsigned long count;
 	struct twheel *wheel;
 	u64 tick_ns;
 	struct twheel_user *user;
+	struct twheel_batch_run *batch;
 };
+
+/* struct twheel_utimer flags, changed under the mutex */
+#define TWHEEL_UT_LIVE		BIT(0)	/* a timer: its handle is valid */
+#define TWHEEL_UT_PERIODIC	BIT(1)	/* has a period (side entry) */
+#define TWHEEL_UT_DELIVERING	BIT(2)	/* one-shot event taken by read() */
 
 /**
  * struct twheel_utimer - a timer created through /dev/twheel
- * @timer:   the wheel timer
- * @ctx:     owning file context
- * @handle:  full 64-bit handle
- * @cookie:  user cookie
- * @period:  ns, 0 for one-shot
- * @slack:   ns
- * @ready:   link on @ctx->ready while an event is unread, else empty
- * @ev_expires: expiry reported by the unread event
- * @ev_fired: when it fired
- * @overrun: expirations merged into the unread event
- * @arm_seq: bumped by every MODIFY, so that read() can tell that an event it
- *           took is of an older arming
- * @delivering: a one-shot timer whose event read() is copying out; it is
- *           gone for the ioctls, and read() frees it or puts it back
+ * @timer:    the wheel timer
+ * @cookie:   user cookie
+ * @ev_fired: when the unread event fired
+ * @next:     ready list (index + 1 of the next, 0 at the tail) while
+ *            @queued; free stack while not live
+ * @prev:     ready list: index + 1 of the previous, 0 at the head
+ * @gen:      generation: the upper half of the handle
+ * @flags:    TWHEEL_UT_* (under the mutex)
+ * @queued:   on the ready list (under @lock; read by mutex holders
+ *            while the callback cannot run)
+ *
+ * A one-shot timer's event reports its own expiry; the rest of a periodic
+ * timer's state is in its struct twheel_uperiodic.
  */
 struct twheel_utimer {
 	struct twheel_timer timer;
-	struct twheel_ctx *ctx;
-	u64 handle;
 	u64 cookie;
+	ktime_t ev_fired;
+	u32 next;
+	u32 prev;
+	u32 gen;
+	u8 flags;
+	u8 queued;
+};
+
+/**
+ * struct twheel_uperiodic - what only a periodic timer needs
+ * @period:     ns
+ * @slack:      ns, for the re-arms
+ * @ev_expires: expiry reported by the unread event
+ * @overrun:    expirations merged into the unread event
+ * @seq:        bumped by every MODIFY, so that read() can tell that an
+ *              event it took is of an older arming
+ */
+struct twheel_uperiodic {
 	u64 period;
 	u64 slack;
-	struct list_head ready;
 	ktime_t ev_expires;
-	ktime_t ev_fired;
 	u64 overrun;
-	u32 arm_seq;
-	bool delivering;
+	u32 seq;
 };
+
+/**
+ * struct twheel_uchunk - a page of timer table entries
+ * @ctx:      the file
+ * @periodic: side entries for periodic timers, or NULL before the first
+ * @first:    table index of @timers[0]
+ * @timers:   the entries
+ */
+struct twheel_uchunk {
+	struct twheel_ctx *ctx;
+	struct twheel_uperiodic *periodic;
+	u32 first;
+	struct twheel_utimer timers[];
+};
+
+#define TWHEEL_UCHUNK_TIMERS \
+	((PAGE_SIZE - sizeof(struct twheel_uchunk)) / sizeof(struct twheel_utimer))
+
+/* What became of a batch record (struct twheel_batch_run::state). */
+enum twheel_rec_state {
+	TWHEEL_REC_FAILED,	/* @ret is its errno */
+	TWHEEL_REC_TODO,	/* checked, timer looked up or taken */
+	TWHEEL_REC_DONE,	/* armed or re-armed */
+	TWHEEL_REC_STOPPED,	/* CANCEL: stopped, was not pending */
+	TWHEEL_REC_STOPPED_PENDING, /* CANCEL: stopped, was pending */
+	TWHEEL_REC_SLOW,	/* for the single-timer path */
+};
+
+/**
+ * struct twheel_batch_run - a run of batch records, and what became of them
+ * @ops:   the records as userspace gave them (extended to the kernel's size)
+ * @ut:    the timer of each record (new for ARM)
+ * @ret:   the errno of each failed record
+ * @state: enum twheel_rec_state of each record
+ */
+struct twheel_batch_run {
+	struct twheel_batch_op ops[TWHEEL_BATCH_RUN];
+	struct twheel_utimer *ut[TWHEEL_BATCH_RUN];
+	int ret[TWHEEL_BATCH_RUN];
+	u8 state[TWHEEL_BATCH_RUN];
+};
+
+static struct twheel_uchunk *twheel_ut_chunk(const struct twheel_utimer *ut)
+{
+	return (struct twheel_uchunk *)((unsigned long)ut & PAGE_MASK);
+}
+
+static u32 twheel_ut_index(const struct twheel_utimer *ut)
+{
+	struct twheel_uchunk *c = twheel_ut_chunk(ut);
+
+	return c->first + (ut - c->timers);
+}
+
+static u64 twheel_ut_handle(const struct twheel_utimer *ut)
+{
+	return (u64)ut->gen << 32 | (twheel_ut_index(ut) + 1);
+}
+
+static struct twheel_uperiodic *twheel_ut_periodic(struct twheel_utimer *ut)
+{
+	struct twheel_uchunk *c = twheel_ut_chunk(ut);
+
+	return &c->periodic[ut - c->timers];
+}
+
+/* Entry @pos (index + 1, non-zero) of the table; mutex or @lock held. */
+static struct twheel_utimer *twheel_ut_at(struct twheel_ctx *ctx, u32 pos)
+{
+	u32 i = pos - 1;
+
+	return &ctx->chunks[i / TWHEEL_UCHUNK_TIMERS]->timers[i % TWHEEL_UCHUNK_TIMERS];
+}
+
+/* Ready list operations, under @ctx->lock. */
+static void twheel_ready_add(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	u32 pos = twheel_ut_index(ut) + 1;
+
+	ut->next = 0;
+	ut->prev = ctx->ready_tail;
+	if (ctx->ready_tail)
+		twheel_ut_at(ctx, ctx->ready_tail)->next = pos;
+	else
+		ctx->ready_head = pos;
+	ctx->ready_tail = pos;
+	WRITE_ONCE(ut->queued, 1);
+	ctx->nready++;
+}
+
+static void twheel_ready_add_head(struct twheel_ctx *ctx,
+				  struct twheel_utimer *ut)
+{
+	u32 pos = twheel_ut_index(ut) + 1;
+
+	ut->prev = 0;
+	ut->next = ctx->ready_head;
+	if (ctx->ready_head)
+		twheel_ut_at(ctx, ctx->ready_head)->prev = pos;
+	else
+		ctx->ready_tail = pos;
+	ctx->ready_head = pos;
+	WRITE_ONCE(ut->queued, 1);
+	ctx->nready++;
+}
+
+static void twheel_ready_del(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	if (ut->prev)
+		twheel_ut_at(ctx, ut->prev)->next = ut->next;
+	else
+		ctx->ready_head = ut->next;
+	if (ut->next)
+		twheel_ut_at(ctx, ut->next)->prev = ut->prev;
+	else
+		ctx->ready_tail = ut->prev;
+	WRITE_ONCE(ut->queued, 0);
+	ctx->nready--;
+}
 
 static void twheel_utimer_fire(struct twheel_timer *timer)
 {
 	struct twheel_utimer *ut = container_of(timer, struct twheel_utimer, timer);
-	struct twheel_ctx *ctx = ut->ctx;
+	struct twheel_ctx *ctx = twheel_ut_chunk(ut)->ctx;
 	ktime_t expires = twheel_timer_expires(timer);
 	ktime_t now = twheel_fire_time(timer);
+	struct twheel_uperiodic *p = NULL;
 	bool wake = false;
 
-	spin_lock(&ctx->lock);
-	if (list_empty(&ut->ready)) {
-		ut->ev_expires = expires;
-		ut->ev_fired = now;
-		ut->overrun = 0;
-		list_add_tail(&ut->ready, &ctx->ready);
-		ctx->nready++;
-		wake = true;
-	} else {
-		ut->overrun++;
-	}
-	if (ut->period) {
-		/* Periods skipped by a late tick are overruns, not bursts. */
-		u64 missed = div64_u64(ktime_sub(now, expires), ut->period);
+	/* Set while the timer is stopped; it cannot change while we run. */
+	if (ut->flags & TWHEEL_UT_PERIODIC)
+		p = twheel_ut_periodic(ut);
 
-		ut->overrun += missed;
+	spin_lock(&ctx->lock);
+	if (!ut->queued) {
+		ut->ev_fired = now;
+		if (p) {
+			p->ev_expires = expires;
+			p->overrun = 0;
+		}
+		twheel_ready_add(ctx, ut);
+		wake = true;
+	} else if (p) {
+		p->overrun++;
+	}
+	if (p) {
+		/* Periods skipped by a late tick are overruns, not bursts. */
+		u64 missed = div64_u64(ktime_sub(now, expires), p->period);
+
+		p->overrun += missed;
 		/*
 		 * Saturate: with a period near KTIME_MAX the sum wraps, and a
 		 * negative expiry would be refused, leaving the timer unarmed.
 		 */
 		expires = ktime_add_safe(expires,
-					 ns_to_ktime((missed + 1) * ut->period));
+					 ns_to_ktime((missed + 1) * p->period));
 		/* Fails only with -ESHUTDOWN, when cancel is stopping us. */
-		twheel_timer_start(timer, expires, ut->slack, TWHEEL_MODE_ABS);
+		twheel_timer_start(timer, expires, p->slack, TWHEEL_MODE_ABS);
 	}
 	/*
 	 * Wake with the lock held.  Once it is dropped, read() may take the
 	 * event and free a one-shot timer, and then close() the file, whose
 	 * release() frees @ctx without waiting for this callback (the timer is
-	 * no longer in @ctx->timers): nothing of either may be touched after
-	 * the unlock.
+	 * no longer live): nothing of either may be touched after the unlock.
 	 */
 	if (wake)
 		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
@@ -212,270 +384,412 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 	twheel_delay(TWHEEL_DELAY_EVENT_QUEUED);
 }
 
+/* Make room for one more chunk in the table. */
+static int twheel_table_grow(struct twheel_ctx *ctx)
+{
+	struct twheel_uchunk **chunks, **old;
+	u32 max;
+
+	if (ctx->nr_chunks < ctx->max_chunks)
+		return 0;
+	max = max(ctx->max_chunks * 2, 16U);
+	if (max > U32_MAX / TWHEEL_UCHUNK_TIMERS)
+		return -ENOSPC;
+	chunks = kvmalloc_array(max, sizeof(*chunks), GFP_KERNEL_ACCOUNT);
+	if (!chunks)
+		return -ENOMEM;
+	spin_lock_bh(&ctx->lock);
+	old = ctx->chunks;
+	if (old)
+		memcpy(chunks, old, ctx->nr_chunks * sizeof(*chunks));
+	ctx->chunks = chunks;
+	ctx->max_chunks = max;
+	spin_unlock_bh(&ctx->lock);
+	kvfree(old);
+	return 0;
+}
+
+/* A new chunk, its entries pushed on the free stack lowest index on top. */
+static int twheel_table_add_chunk(struct twheel_ctx *ctx)
+{
+	struct twheel_uchunk *c;
+	u32 i;
+	int ret;
+
+	ret = twheel_table_grow(ctx);
+	if (ret)
+		return ret;
+	/* A page, so that a timer finds its chunk by masking its address. */
+	c = (struct twheel_uchunk *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	if (!c)
+		return -ENOMEM;
+	c->ctx = ctx;
+	c->first = ctx->nr_chunks * TWHEEL_UCHUNK_TIMERS;
+	for (i = TWHEEL_UCHUNK_TIMERS; i--; ) {
+		c->timers[i].gen = ctx->gen;
+		c->timers[i].next = ctx->free;
+		ctx->free = c->first + i + 1;
+	}
+	/* Readers of @chunks beyond @nr_chunks hold the mutex: no @lock. */
+	ctx->chunks[ctx->nr_chunks++] = c;
+	return 0;
+}
+
+static int twheel_ut_alloc(struct twheel_ctx *ctx, struct twheel_utimer **utp)
+{
+	struct twheel_utimer *ut;
+	int ret;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (!ctx->free) {
+		ret = twheel_table_add_chunk(ctx);
+		if (ret)
+			return ret;
+	}
+	ut = twheel_ut_at(ctx, ctx->free);
+	ctx->free = ut->next;
+	ut->flags = TWHEEL_UT_LIVE;
+	twheel_timer_setup(&ut->timer, ctx->wheel, twheel_utimer_fire, 0);
+	WRITE_ONCE(ctx->count, ctx->count + 1);
+	*utp = ut;
+	return 0;
+}
+
+/* The timer is stopped, its event withdrawn or delivered; not charged. */
+static void twheel_ut_free(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	lockdep_assert_held(&ctx->mutex);
+	ut->flags = 0;
+	ut->gen++;
+	ut->next = ctx->free;
+	ctx->free = twheel_ut_index(ut) + 1;
+	WRITE_ONCE(ctx->count, ctx->count - 1);
+}
+
 static struct twheel_utimer *twheel_lookup(struct twheel_ctx *ctx, u64 handle)
 {
+	u32 pos = lower_32_bits(handle);
 	struct twheel_utimer *ut;
 
 	lockdep_assert_held(&ctx->mutex);
-	ut = xa_load(&ctx->timers, lower_32_bits(handle));
-	if (!ut || ut->handle != handle || ut->delivering)
+	if (!pos || pos > ctx->nr_chunks * TWHEEL_UCHUNK_TIMERS)
+		return NULL;
+	ut = twheel_ut_at(ctx, pos);
+	if ((ut->flags & (TWHEEL_UT_LIVE | TWHEEL_UT_DELIVERING)) !=
+	    TWHEEL_UT_LIVE || ut->gen != upper_32_bits(handle))
 		return NULL;
 	return ut;
 }
 
-/* Validate the user's arming parameters. */
-static int twheel_check_arm(u32 flags, u64 expires, u64 period, u64 slack,
-			    u64 tick_ns)
+/* Charge @n timers to the file and its user, or none. */
+static int twheel_charge(struct twheel_ctx *ctx, unsigned int n)
 {
-	if (flags & ~TWHEEL_ARM_ABS)
+	if (ctx->count + n > twheel_max_timers_per_fd)
+		return -ENOSPC;
+	if (atomic_long_add_return(n, &ctx->user->timers) >
+	    twheel_max_timers_per_user) {
+		atomic_long_sub(n, &ctx->user->timers);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static void twheel_uncharge(struct twheel_ctx *ctx, unsigned int n)
+{
+	atomic_long_sub(n, &ctx->user->timers);
+}
+
+/* Validate the user's arming parameters. */
+static int twheel_check_spec(const struct twheel_timer_spec *spec,
+			     u64 tick_ns)
+{
+	if ((spec->flags & ~TWHEEL_ARM_ABS) || spec->__reserved)
 		return -EINVAL;
-	if (expires > KTIME_MAX || slack > KTIME_MAX || period > KTIME_MAX)
+	if (spec->expires > KTIME_MAX || spec->slack > KTIME_MAX ||
+	    spec->period > KTIME_MAX)
 		return -EINVAL;
-	if (period && period < tick_ns)
+	if (spec->period && spec->period < tick_ns)
 		return -EINVAL;
 	return 0;
 }
 
-static int twheel_start_utimer(struct twheel_utimer *ut, u32 flags,
-			       u64 expires)
+static enum twheel_mode twheel_spec_mode(const struct twheel_timer_spec *spec)
 {
-	return twheel_timer_start(&ut->timer, expires, ut->slack,
-				  flags & TWHEEL_ARM_ABS ? TWHEEL_MODE_ABS :
-							   TWHEEL_MODE_REL);
+	return spec->flags & TWHEEL_ARM_ABS ? TWHEEL_MODE_ABS : TWHEEL_MODE_REL;
+}
+
+/*
+ * The side array of a chunk is allocated with its first periodic timer,
+ * before the timer is stopped, so that twheel_ut_set() cannot fail.
+ */
+static int twheel_ut_prepare(struct twheel_utimer *ut,
+			     const struct twheel_timer_spec *spec)
+{
+	struct twheel_uchunk *c = twheel_ut_chunk(ut);
+
+	if (!spec->period || c->periodic)
+		return 0;
+	c->periodic = kvcalloc(TWHEEL_UCHUNK_TIMERS, sizeof(*c->periodic),
+			       GFP_KERNEL_ACCOUNT);
+	return c->periodic ? 0 : -ENOMEM;
+}
+
+/*
+ * Record @spec in a stopped (or new) timer: its cookie, and period and
+ * slack in its side entry when it has a period.  A periodic callback reads
+ * them, so only while none can run.
+ */
+static void twheel_ut_set(struct twheel_utimer *ut,
+			  const struct twheel_timer_spec *spec)
+{
+	struct twheel_uperiodic *p;
+
+	if (spec->period) {
+		p = twheel_ut_periodic(ut);
+		p->period = spec->period;
+		p->slack = spec->slack;
+		p->seq++;
+		ut->flags |= TWHEEL_UT_PERIODIC;
+	} else if (ut->flags & TWHEEL_UT_PERIODIC) {
+		twheel_ut_periodic(ut)->seq++;
+		ut->flags &= ~TWHEEL_UT_PERIODIC;
+	}
+	ut->cookie = spec->cookie;
 }
 
 /*
  * Withdraw the unread event of a timer that can no longer fire.  The caller
  * has stopped the timer, so its callback, the only one to queue its event,
  * cannot run; and it holds the mutex (or is release()), so read(), the only
- * other one to dequeue it, cannot either.  An empty ut->ready therefore
- * stays empty and needs no lock; a queued one may see its neighbours change
- * under ctx->lock, but never becomes empty by itself.
+ * other one to dequeue it, cannot either.  So @queued cannot change under
+ * us, and a timer without an event needs no lock.
  */
 static bool twheel_withdraw_event(struct twheel_ctx *ctx,
 				  struct twheel_utimer *ut)
 {
-	bool had_event;
-
-	if (list_empty(&ut->ready))
+	if (!READ_ONCE(ut->queued))
 		return false;
 	spin_lock_bh(&ctx->lock);
-	had_event = !list_empty(&ut->ready);
-	if (had_event) {
-		list_del_init(&ut->ready);
-		ctx->nready--;
-	}
+	twheel_ready_del(ctx, ut);
 	spin_unlock_bh(&ctx->lock);
-	return had_event;
+	return true;
 }
 
-static int twheel_do_arm(struct twheel_ctx *ctx, u32 flags, u64 expires,
-			 u64 period, u64 slack, u64 cookie, u64 *handle)
+/*
+ * The single-timer operations, also the batch's way out for what it
+ * cannot do under one base lock.  The charge is the caller's.
+ */
+static int twheel_do_arm(struct twheel_ctx *ctx,
+			 const struct twheel_timer_spec *spec,
+			 struct twheel_utimer **utp)
 {
 	struct twheel_utimer *ut;
-	u32 id;
 	int ret;
 
-	ret = twheel_check_arm(flags, expires, period, slack, ctx->tick_ns);
+	ret = twheel_ut_alloc(ctx, &ut);
 	if (ret)
 		return ret;
-	if (ctx->count >= twheel_max_timers_per_fd)
-		return -ENOSPC;
-	if (atomic_long_inc_return(&ctx->user->timers) >
-	    twheel_max_timers_per_user) {
-		ret = -ENOSPC;
-		goto err_uncharge;
+	ret = twheel_ut_prepare(ut, spec);
+	if (!ret) {
+		twheel_ut_set(ut, spec);
+		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
+					 twheel_spec_mode(spec));
 	}
-
-	ut = kmem_cache_zalloc(twheel_utimer_cache, GFP_KERNEL_ACCOUNT);
-	if (!ut) {
-		ret = -ENOMEM;
-		goto err_uncharge;
+	if (ret) {
+		twheel_ut_free(ctx, ut);
+		return ret;
 	}
-	ret = xa_alloc_cyclic(&ctx->timers, &id, ut, xa_limit_32b,
-			      &ctx->next_id, GFP_KERNEL_ACCOUNT);
-	if (ret < 0)
-		goto err_free_utimer;
-	/*
-	 * The id space wrapped, or the xarray failed to allocate at the
-	 * cursor and retried from the lowest free id (it returns 1 for both):
-	 * either way the id may have been used before, so a new generation.
-	 */
-	if (ret == 1)
-		ctx->gen++;
-
-	ut->ctx = ctx;
-	ut->handle = (u64)ctx->gen << 32 | id;
-	ut->cookie = cookie;
-	ut->period = period;
-	ut->slack = slack;
-	INIT_LIST_HEAD(&ut->ready);
-	twheel_timer_setup(&ut->timer, ctx->wheel, twheel_utimer_fire, 0);
-	ret = twheel_start_utimer(ut, flags, expires);
-	if (ret)
-		goto err_erase_id;
-	WRITE_ONCE(ctx->count, ctx->count + 1);
-	*handle = ut->handle;
+	*utp = ut;
 	return 0;
-
-err_erase_id:
-	xa_erase(&ctx->timers, id);
-err_free_utimer:
-	kmem_cache_free(twheel_utimer_cache, ut);
-err_uncharge:
-	atomic_long_dec(&ctx->user->timers);
-	return ret;
 }
 
-static int twheel_do_modify(struct twheel_ctx *ctx, u64 handle, u32 flags,
-			    u64 expires, u64 period, u64 slack, u64 cookie)
+static int twheel_do_modify(struct twheel_ctx *ctx, struct twheel_utimer *ut,
+			    const struct twheel_timer_spec *spec)
 {
-	struct twheel_utimer *ut;
 	int ret;
 
-	ret = twheel_check_arm(flags, expires, period, slack, ctx->tick_ns);
+	ret = twheel_ut_prepare(ut, spec);
 	if (ret)
 		return ret;
-	ut = twheel_lookup(ctx, handle);
-	if (!ut)
-		return -ENOENT;
-
 	/* Stop it (a periodic callback may be re-arming it right now)... */
 	twheel_timer_cancel_sync(&ut->timer);
 	twheel_withdraw_event(ctx, ut);
 	/* ...then no callback runs and nothing else touches it. */
-	ut->arm_seq++;
-	ut->cookie = cookie;
-	ut->period = period;
-	ut->slack = slack;
-	return twheel_start_utimer(ut, flags, expires);
+	twheel_ut_set(ut, spec);
+	return twheel_timer_start(&ut->timer, spec->expires, spec->slack,
+				  twheel_spec_mode(spec));
 }
 
-static void twheel_free_utimer(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+/* Free a stopped timer: @pending is what stopping it returned. */
+static u32 twheel_finish_cancel(struct twheel_ctx *ctx,
+				struct twheel_utimer *ut, int pending)
 {
-	xa_erase(&ctx->timers, lower_32_bits(ut->handle));
-	WRITE_ONCE(ctx->count, ctx->count - 1);
-	atomic_long_dec(&ctx->user->timers);
-	kmem_cache_free(twheel_utimer_cache, ut);
-}
+	u32 status;
 
-static int twheel_do_cancel(struct twheel_ctx *ctx, u64 handle, u32 *status)
-{
-	struct twheel_utimer *ut = twheel_lookup(ctx, handle);
-	int pending;
-
-	if (!ut)
-		return -ENOENT;
-	/* Shutdown: a periodic callback running now cannot re-arm it. */
-	pending = twheel_timer_shutdown_sync(&ut->timer);
 	twheel_withdraw_event(ctx, ut);
 	/*
 	 * A periodic timer is armed until it is cancelled, even while its
 	 * callback runs or its event waits; a one-shot one is no longer once
 	 * its callback began.
 	 */
-	*status = pending || ut->period ? TWHEEL_CANCEL_PENDING :
-					  TWHEEL_CANCEL_FIRED;
-	twheel_free_utimer(ctx, ut);
+	status = pending || (ut->flags & TWHEEL_UT_PERIODIC) ?
+		 TWHEEL_CANCEL_PENDING : TWHEEL_CANCEL_FIRED;
+	twheel_ut_free(ctx, ut);
+	twheel_uncharge(ctx, 1);
+	return status;
+}
+
+static u32 twheel_do_cancel(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	/* Shutdown: a periodic callback running now cannot re-arm it. */
+	return twheel_finish_cancel(ctx, ut,
+				    twheel_timer_shutdown_sync(&ut->timer));
+}
+
+/**
+ * struct twheel_ucmd - one ioctl's structure, in and out
+ * @ctx:       the file
+ * @ubuffer:   the caller's structure
+ * @user_size: its size as the caller gave it
+ * @cmd:       the kernel's copy, extended to the kernel's size
+ */
+struct twheel_ucmd {
+	struct twheel_ctx *ctx;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
+/* Copy the answer out, as much of it as the caller's structure holds. */
+static int twheel_ucmd_respond(struct twheel_ucmd *ucmd, size_t len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd, min_t(size_t, ucmd->user_size, len)))
+		return -EFAULT;
 	return 0;
 }
 
-static long twheel_ioctl_api(struct twheel_ctx *ctx, void __user *arg)
+static void twheel_fill_api(struct twheel_ctx *ctx, u32 *abi, u32 *event_size,
+			    u64 *features, u64 *tick_ns, u32 *slots)
 {
-	struct twheel_api api;
 	struct twheel_stats st;
 
 	twheel_get_stats(ctx->wheel, &st);
-	memset(&api, 0, sizeof(api));
-	api.abi_version = TWHEEL_ABI_VERSION;
-	api.event_size = sizeof(struct twheel_event);
-	api.features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
-		       TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY;
+	*abi = TWHEEL_ABI_VERSION;
+	*event_size = sizeof(struct twheel_event);
+	*features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
+		    TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY;
 	switch (st.engine) {
 	case TWHEEL_ENGINE_SCHEME6:
-		api.features |= TWHEEL_FEATURE_ENGINE_SCHEME6;
+		*features |= TWHEEL_FEATURE_ENGINE_SCHEME6;
 		break;
 	case TWHEEL_ENGINE_LAWN:
-		api.features |= TWHEEL_FEATURE_ENGINE_LAWN;
+		*features |= TWHEEL_FEATURE_ENGINE_LAWN;
 		break;
 	default:
-		api.features |= TWHEEL_FEATURE_ENGINE_HIER;
+		*features |= TWHEEL_FEATURE_ENGINE_HIER;
 		break;
 	}
-	api.tick_ns = st.tick_ns;
-	api.slots = st.slots;
-	api.max_batch = TWHEEL_MAX_BATCH;
-	api.max_timers_per_fd = twheel_max_timers_per_fd;
-	api.max_timers_per_user = twheel_max_timers_per_user;
-	return copy_to_user(arg, &api, sizeof(api)) ? -EFAULT : 0;
+	*tick_ns = st.tick_ns;
+	*slots = st.slots;
 }
 
-static long twheel_ioctl_arm(struct twheel_ctx *ctx, void __user *arg,
-			     bool modify)
+static int twheel_ioctl_api(struct twheel_ucmd *ucmd)
 {
-	struct twheel_arm a;
-	int ret;
+	struct twheel_api *cmd = ucmd->cmd;
 
-	if (copy_from_user(&a, arg, sizeof(a)))
-		return -EFAULT;
-	if (a.__reserved)
+	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	if (modify)
-		return twheel_do_modify(ctx, a.handle, a.flags, a.expires,
-					a.period, a.slack, a.cookie);
-
-	ret = twheel_do_arm(ctx, a.flags, a.expires, a.period, a.slack,
-			    a.cookie, &a.handle);
-	if (ret)
-		return ret;
-	if (put_user(a.handle, &((struct twheel_arm __user *)arg)->handle)) {
-		/* The caller cannot learn the handle: undo the arm. */
-		u32 status;
-
-		twheel_do_cancel(ctx, a.handle, &status);
-		return -EFAULT;
-	}
-	return 0;
+	twheel_fill_api(ucmd->ctx, &cmd->out_abi_version, &cmd->out_event_size,
+			&cmd->out_features, &cmd->out_tick_ns, &cmd->out_slots);
+	cmd->out_max_batch = TWHEEL_MAX_BATCH;
+	cmd->out_batch_op_size = sizeof(struct twheel_batch_op);
+	cmd->out_max_timers_per_fd = twheel_max_timers_per_fd;
+	cmd->out_max_timers_per_user = twheel_max_timers_per_user;
+	return twheel_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-static long twheel_ioctl_cancel(struct twheel_ctx *ctx, void __user *arg)
+static int twheel_ioctl_arm(struct twheel_ucmd *ucmd)
 {
-	struct twheel_cancel c;
-	int ret;
-
-	if (copy_from_user(&c, arg, sizeof(c)))
-		return -EFAULT;
-	if (c.flags)
-		return -EINVAL;
-	ret = twheel_do_cancel(ctx, c.handle, &c.status);
-	if (ret)
-		return ret;
-	/* The timer is gone either way; report status when we can. */
-	return put_user(c.status, &((struct twheel_cancel __user *)arg)->status) ?
-		-EFAULT : 0;
-}
-
-static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
-{
+	struct twheel_arm *cmd = ucmd->cmd;
+	struct twheel_ctx *ctx = ucmd->ctx;
 	struct twheel_utimer *ut;
-	struct twheel_query q;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ret = twheel_check_spec(&cmd->spec, ctx->tick_ns);
+	if (ret)
+		return ret;
+	ret = twheel_charge(ctx, 1);
+	if (ret)
+		return ret;
+	ret = twheel_do_arm(ctx, &cmd->spec, &ut);
+	if (ret) {
+		twheel_uncharge(ctx, 1);
+		return ret;
+	}
+	cmd->out_handle = twheel_ut_handle(ut);
+	ret = twheel_ucmd_respond(ucmd, sizeof(*cmd));
+	/* The caller cannot learn the handle: undo the arm. */
+	if (ret)
+		twheel_do_cancel(ctx, ut);
+	return ret;
+}
+
+static int twheel_ioctl_modify(struct twheel_ucmd *ucmd)
+{
+	struct twheel_modify *cmd = ucmd->cmd;
+	struct twheel_ctx *ctx = ucmd->ctx;
+	struct twheel_utimer *ut;
+	int ret;
+
+	if (cmd->flags)
+		return -EINVAL;
+	ret = twheel_check_spec(&cmd->spec, ctx->tick_ns);
+	if (ret)
+		return ret;
+	ut = twheel_lookup(ctx, cmd->handle);
+	if (!ut)
+		return -ENOENT;
+	return twheel_do_modify(ctx, ut, &cmd->spec);
+}
+
+static int twheel_ioctl_cancel(struct twheel_ucmd *ucmd)
+{
+	struct twheel_cancel *cmd = ucmd->cmd;
+	struct twheel_utimer *ut;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	ut = twheel_lookup(ucmd->ctx, cmd->handle);
+	if (!ut)
+		return -ENOENT;
+	cmd->out_status = twheel_do_cancel(ucmd->ctx, ut);
+	/* The timer is gone either way; report status when we can. */
+	return twheel_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+static int twheel_ioctl_query(struct twheel_ucmd *ucmd)
+{
+	struct twheel_query *cmd = ucmd->cmd;
+	struct twheel_ctx *ctx = ucmd->ctx;
+	struct twheel_utimer *ut;
 	unsigned int st;
 	ktime_t expires;
-	u64 handle;
+	bool periodic;
 
-	if (copy_from_user(&q, arg, sizeof(q)))
-		return -EFAULT;
-	if (q.flags)
+	if (cmd->flags || cmd->__reserved)
 		return -EINVAL;
-	handle = q.handle;
-	ut = twheel_lookup(ctx, handle);
+	ut = twheel_lookup(ctx, cmd->handle);
 	if (!ut)
 		return -ENOENT;
 
-	memset(&q, 0, sizeof(q));
-	q.handle = handle;
-	q.period = ut->period;
-	q.cookie = ut->cookie;
+	periodic = ut->flags & TWHEEL_UT_PERIODIC;
+	cmd->out_state = 0;
+	cmd->out_remaining = 0;
+	cmd->out_expires = 0;
+	cmd->out_period = periodic ? twheel_ut_periodic(ut)->period : 0;
+	cmd->out_cookie = ut->cookie;
 	/*
 	 * One snapshot: with @ctx->lock held the callback is either before
 	 * the point where it queues the event and re-arms, or past it.  The
@@ -483,8 +797,8 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
 	 */
 	spin_lock_bh(&ctx->lock);
 	st = twheel_timer_state(&ut->timer, &expires);
-	if (!list_empty(&ut->ready))
-		q.state |= TWHEEL_QUERY_EVENT;
+	if (ut->queued)
+		cmd->out_state |= TWHEEL_QUERY_EVENT;
 	spin_unlock_bh(&ctx->lock);
 	/*
 	 * Running but not pending: the callback has not queued its event
@@ -494,136 +808,435 @@ static long twheel_ioctl_query(struct twheel_ctx *ctx, void __user *arg)
 	 */
 	if ((st & TWHEEL_STATE_PENDING) ||
 	    ((st & TWHEEL_STATE_RUNNING) &&
-	     (ut->period || !(q.state & TWHEEL_QUERY_EVENT)))) {
+	     (periodic || !(cmd->out_state & TWHEEL_QUERY_EVENT)))) {
 		ktime_t now = ktime_get();
 
-		q.state |= TWHEEL_QUERY_PENDING;
-		q.expires = expires;
-		q.remaining = expires > now ? expires - now : 0;
+		cmd->out_state |= TWHEEL_QUERY_PENDING;
+		cmd->out_expires = expires;
+		cmd->out_remaining = expires > now ? expires - now : 0;
 	}
-	return copy_to_user(arg, &q, sizeof(q)) ? -EFAULT : 0;
+	return twheel_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-static int twheel_batch_one(struct twheel_ctx *ctx, struct twheel_batch_op *op)
+/*
+ * First pass over a run, no lock: check each record, look its timer up or
+ * take a table entry for an ARM, and allocate what a periodic spec needs.
+ * The charge for the run's ARMs is taken at once (near a limit, record by
+ * record).  ENOMEM stops the batch at its record, which leaves the file
+ * unchanged: returns the number of records to go on with.
+ */
+static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
+					 struct twheel_batch_run *run,
+					 unsigned int n)
 {
-	u32 status;
+	unsigned int i, arms = 0;
+	bool charged;
+	int ret;
 
-	switch (op->op) {
-	case TWHEEL_OP_ARM:
-		return twheel_do_arm(ctx, op->flags, op->expires, op->period,
-				     op->slack, op->cookie, &op->handle);
-	case TWHEEL_OP_MODIFY:
-		return twheel_do_modify(ctx, op->handle, op->flags, op->expires,
-					op->period, op->slack, op->cookie);
-	case TWHEEL_OP_CANCEL:
-		if (op->flags)
-			return -EINVAL;
-		return twheel_do_cancel(ctx, op->handle, &status);
-	default:
-		return -EINVAL;
+	for (i = 0; i < n; i++)
+		arms += run->ops[i].op == TWHEEL_OP_ARM;
+	charged = arms && !twheel_charge(ctx, arms);
+
+	for (i = 0; i < n; i++) {
+		struct twheel_batch_op *op = &run->ops[i];
+		struct twheel_utimer *ut = NULL;
+
+		switch (op->op) {
+		case TWHEEL_OP_ARM:
+			ret = twheel_check_spec(&op->spec, ctx->tick_ns);
+			if (!ret && !charged)
+				ret = twheel_charge(ctx, 1);
+			else if (ret && charged)
+				twheel_uncharge(ctx, 1);
+			if (ret)
+				break;
+			ret = twheel_ut_alloc(ctx, &ut);
+			if (!ret) {
+				ret = twheel_ut_prepare(ut, &op->spec);
+				if (ret)
+					twheel_ut_free(ctx, ut);
+			}
+			if (ret)
+				twheel_uncharge(ctx, 1);
+			break;
+		case TWHEEL_OP_MODIFY:
+		case TWHEEL_OP_CANCEL:
+			ret = 0;
+			if (op->op == TWHEEL_OP_MODIFY)
+				ret = twheel_check_spec(&op->spec, ctx->tick_ns);
+			if (ret)
+				break;
+			ut = twheel_lookup(ctx, op->handle);
+			if (!ut)
+				ret = -ENOENT;
+			else if (op->op == TWHEEL_OP_MODIFY)
+				ret = twheel_ut_prepare(ut, &op->spec);
+			break;
+		default:
+			ret = -EINVAL;
+			break;
+		}
+		if (ret == -ENOMEM) {
+			/* Give back the charge of the ARMs not reached. */
+			while (charged && ++i < n)
+				if (run->ops[i].op == TWHEEL_OP_ARM)
+					twheel_uncharge(ctx, 1);
+			break;
+		}
+		run->ut[i] = ut;
+		run->ret[i] = ret;
+		run->state[i] = ret ? TWHEEL_REC_FAILED : TWHEEL_REC_TODO;
 	}
+	return i;
 }
 
-static long twheel_ioctl_batch(struct twheel_ctx *ctx, void __user *arg)
+/*
+ * Second pass, under one lock of this CPU's base and one clock reading:
+ * arm the new timers, stop the cancelled ones, and re-arm the modified
+ * ones.  What is on another base, or whose callback runs, is left for the
+ * single-timer path, and so is a MODIFY whose timer has an unread event:
+ * that is withdrawn under @ctx->lock, which nests outside the base lock.
+ * @queued is stable here: the callback is not running and read() is
+ * excluded by the mutex.
+ */
+static void twheel_batch_locked(struct twheel_ctx *ctx,
+				struct twheel_batch_run *run, unsigned int n)
 {
-	struct twheel_batch __user *ubatch = arg;
-	struct twheel_batch_op __user *uops;
-	struct twheel_batch b;
-	u32 i, status;
-	bool fresh;
-	int err = 0;
+	struct twheel_batch_lock bl;
+	unsigned int i;
 
-	if (copy_from_user(&b, arg, sizeof(b)))
-		return -EFAULT;
-	if (b.flags || b.__reserved)
-		return -EINVAL;
-	if (b.count > TWHEEL_MAX_BATCH)
-		return -E2BIG;
-	uops = u64_to_user_ptr(b.ops);
-
-	for (i = 0; i < b.count; i++) {
-		struct twheel_batch_op op;
+	twheel_batch_begin(ctx->wheel, &bl);
+	for (i = 0; i < n; i++) {
+		const struct twheel_timer_spec *spec = &run->ops[i].spec;
+		struct twheel_utimer *ut = run->ut[i];
 		int ret;
 
-		if (copy_from_user(&op, &uops[i], sizeof(op))) {
-			err = -EFAULT;
+		if (run->state[i] != TWHEEL_REC_TODO)
+			continue;
+		switch (run->ops[i].op) {
+		case TWHEEL_OP_CANCEL:
+			ret = twheel_batch_stop(&bl, &ut->timer, true);
+			if (ret >= 0) {
+				run->state[i] = ret ? TWHEEL_REC_STOPPED_PENDING :
+						      TWHEEL_REC_STOPPED;
+				continue;
+			}
+			break;
+		case TWHEEL_OP_MODIFY:
+			ret = twheel_batch_stop(&bl, &ut->timer, false);
+			if (ret < 0)
+				break;
+			if (READ_ONCE(ut->queued)) {
+				ret = -EAGAIN;
+				break;
+			}
+			twheel_ut_set(ut, spec);
+			fallthrough;
+		default:
+			if (run->ops[i].op == TWHEEL_OP_ARM)
+				twheel_ut_set(ut, spec);
+			ret = twheel_batch_arm(&bl, &ut->timer, spec->expires,
+					       spec->slack,
+					       twheel_spec_mode(spec));
 			break;
 		}
-		ret = twheel_batch_one(ctx, &op);
-		if (ret == -ENOMEM) {
-			err = ret;
-			break;
+		run->state[i] = ret ? TWHEEL_REC_SLOW : TWHEEL_REC_DONE;
+	}
+	twheel_batch_end(&bl);
+}
+
+/* Third pass, for one record: what the base lock did not finish. */
+static int twheel_batch_finish(struct twheel_ctx *ctx,
+			       struct twheel_batch_run *run, unsigned int i)
+{
+	const struct twheel_timer_spec *spec = &run->ops[i].spec;
+	struct twheel_utimer *ut = run->ut[i];
+	int ret = 0;
+
+	switch (run->state[i]) {
+	case TWHEEL_REC_FAILED:
+		return run->ret[i];
+	case TWHEEL_REC_STOPPED:
+	case TWHEEL_REC_STOPPED_PENDING:
+		twheel_finish_cancel(ctx, ut,
+				     run->state[i] == TWHEEL_REC_STOPPED_PENDING);
+		return 0;
+	case TWHEEL_REC_SLOW:
+		break;
+	default:
+		return 0;
+	}
+	switch (run->ops[i].op) {
+	case TWHEEL_OP_ARM:
+		twheel_ut_set(ut, spec);
+		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
+					 twheel_spec_mode(spec));
+		if (ret) {
+			twheel_ut_free(ctx, ut);
+			twheel_uncharge(ctx, 1);
 		}
-		/* Only the outputs: the handle of a fresh timer, the result. */
-		fresh = op.op == TWHEEL_OP_ARM && !ret;
-		if ((fresh && put_user(op.handle, &uops[i].handle)) ||
-		    put_user((__s64)ret, &uops[i].result)) {
-			/* Not reported: undo a fresh arm, as the single ioctl. */
-			if (fresh)
-				twheel_do_cancel(ctx, op.handle, &status);
-			err = -EFAULT;
-			break;
+		break;
+	case TWHEEL_OP_MODIFY:
+		ret = twheel_do_modify(ctx, ut, spec);
+		break;
+	default:
+		twheel_do_cancel(ctx, ut);
+		break;
+	}
+	return ret;
+}
+
+/*
+ * Write a record's outputs: the handle of a new timer (with its result,
+ * in one copy: they are adjacent), or the errno of a failed record.
+ */
+static int twheel_batch_report(struct twheel_batch_op __user *uop,
+			       struct twheel_batch_op *op, u64 handle, int ret)
+{
+	BUILD_BUG_ON(offsetof(struct twheel_batch_op, handle) !=
+		     offsetofend(struct twheel_batch_op, out_result));
+	if (ret)
+		return put_user(ret, &uop->out_result);
+	if (op->op != TWHEEL_OP_ARM)
+		return 0;
+	op->out_result = 0;
+	op->handle = handle;
+	return copy_to_user(&uop->out_result, &op->out_result,
+			    offsetofend(struct twheel_batch_op, handle) -
+			    offsetof(struct twheel_batch_op, out_result)) ?
+		-EFAULT : 0;
+}
+
+/* Copy a run of records in; EFAULT stops the batch before the record. */
+static int twheel_batch_copy_in(struct twheel_batch_run *run,
+				const u8 __user *uops, u32 op_size,
+				unsigned int n)
+{
+	unsigned int i;
+	int ret;
+
+	if (op_size == sizeof(run->ops[0]))
+		return copy_from_user(run->ops, uops, n * op_size) ? -EFAULT : 0;
+	for (i = 0; i < n; i++) {
+		ret = copy_struct_from_user(&run->ops[i], sizeof(run->ops[i]),
+					    uops + (size_t)i * op_size, op_size);
+		/* Unknown fields set: fail the record, not the batch. */
+		if (ret == -E2BIG) {
+			memset(&run->ops[i], 0, sizeof(run->ops[i]));
+			run->ops[i].op = U32_MAX;
+		} else if (ret) {
+			return ret;
 		}
-		if (fatal_signal_pending(current)) {
-			i++;
+	}
+	return 0;
+}
+
+static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
+{
+	struct twheel_batch *cmd = ucmd->cmd;
+	struct twheel_ctx *ctx = ucmd->ctx;
+	const u8 __user *uops = u64_to_user_ptr(cmd->ops);
+	struct twheel_batch_run *run;
+	u32 done = 0, failed = 0;
+	int err = 0;
+
+	if (cmd->flags)
+		return -EINVAL;
+	if (cmd->count > TWHEEL_MAX_BATCH)
+		return -E2BIG;
+	if (cmd->op_size < offsetofend(struct twheel_batch_op, spec))
+		return -EINVAL;
+	if (!ctx->batch) {
+		ctx->batch = kmalloc(sizeof(*ctx->batch), GFP_KERNEL_ACCOUNT);
+		if (!ctx->batch)
+			return -ENOMEM;
+	}
+	run = ctx->batch;
+
+	while (done < cmd->count && !err) {
+		unsigned int n = min_t(u32, cmd->count - done, TWHEEL_BATCH_RUN);
+		unsigned int i, todo;
+
+		err = twheel_batch_copy_in(run, uops + (size_t)done * cmd->op_size,
+					   cmd->op_size, n);
+		if (err)
 			break;
+		/* Records an E2BIG stood for fail with it. */
+		todo = twheel_batch_prepare(ctx, run, n);
+		for (i = 0; i < todo; i++)
+			if (run->ops[i].op == U32_MAX && run->ret[i] == -EINVAL)
+				run->ret[i] = -E2BIG;
+		if (todo < n)
+			err = -ENOMEM;
+		twheel_batch_locked(ctx, run, todo);
+		for (i = 0; i < todo; i++) {
+			struct twheel_batch_op __user *uop = (void __user *)
+				(uops + (size_t)(done + i) * cmd->op_size);
+			int ret = twheel_batch_finish(ctx, run, i);
+			struct twheel_utimer *ut = run->ut[i];
+			bool armed = run->ops[i].op == TWHEEL_OP_ARM && !ret;
+
+			if (!err && !twheel_batch_report(uop, &run->ops[i],
+							 armed ? twheel_ut_handle(ut) : 0,
+							 ret)) {
+				failed += !!ret;
+				continue;
+			}
+			/*
+			 * Not reported (this record's output could not be
+			 * written, or an earlier one's): undo a fresh arm, as
+			 * the single ioctl does.  CANCEL and MODIFY records of
+			 * the run after the failed one have taken effect.
+			 */
+			if (armed)
+				twheel_do_cancel(ctx, ut);
+			if (!err) {
+				err = -EFAULT;
+				done += i;
+			}
 		}
+		if (!err)
+			done += n;
+		else if (err == -ENOMEM)
+			done += todo;
+		if (fatal_signal_pending(current))
+			break;
 		cond_resched();
 	}
-	if (!i && err)
+	if (!done && err)
 		return err;
-	/* The return value is authoritative; @done is a convenience copy. */
-	if (put_user(i, &ubatch->done) && !i)
+	cmd->out_done = done;
+	cmd->out_failed = failed;
+	/* The return value is authoritative; out_done is a convenience copy. */
+	if (twheel_ucmd_respond(ucmd, sizeof(*cmd)) && !done)
 		return -EFAULT;
-	return i;
+	return done;
+}
+
+/**
+ * struct twheel_ioctl_op - one ioctl command
+ * @size:     the kernel's structure
+ * @min_size: the first version of it
+ * @execute:  the handler, with the mutex held
+ */
+struct twheel_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	int (*execute)(struct twheel_ucmd *ucmd);
+};
+
+static const struct twheel_ioctl_op twheel_ioctl_ops[] = {
+	[TWHEEL_CMD_API - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_api),
+		.min_size = offsetofend(struct twheel_api,
+					out_max_timers_per_user),
+		.execute = twheel_ioctl_api,
+	},
+	[TWHEEL_CMD_ARM - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_arm),
+		.min_size = offsetofend(struct twheel_arm, spec),
+		.execute = twheel_ioctl_arm,
+	},
+	[TWHEEL_CMD_MODIFY - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_modify),
+		.min_size = offsetofend(struct twheel_modify, spec),
+		.execute = twheel_ioctl_modify,
+	},
+	[TWHEEL_CMD_CANCEL - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_cancel),
+		.min_size = offsetofend(struct twheel_cancel, __reserved),
+		.execute = twheel_ioctl_cancel,
+	},
+	[TWHEEL_CMD_QUERY - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_query),
+		.min_size = offsetofend(struct twheel_query, out_cookie),
+		.execute = twheel_ioctl_query,
+	},
+	[TWHEEL_CMD_BATCH - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_batch),
+		.min_size = offsetofend(struct twheel_batch, out_failed),
+		.execute = twheel_ioctl_batch,
+	},
+};
+
+union twheel_ucmd_buffer {
+	struct twheel_api api;
+	struct twheel_arm arm;
+	struct twheel_modify modify;
+	struct twheel_cancel cancel;
+	struct twheel_query query;
+	struct twheel_batch batch;
+};
+
+/*
+ * ABI version 1's TWHEEL_IOC_API, kept so that a program built for it
+ * learns the version and stops: its handshake refuses abi_version 2.
+ */
+struct twheel_api_v1 {
+	__u32 abi_version;
+	__u32 event_size;
+	__aligned_u64 features;
+	__aligned_u64 tick_ns;
+	__u32 slots;
+	__u32 max_batch;
+	__aligned_u64 max_timers_per_fd;
+	__aligned_u64 max_timers_per_user;
+};
+
+#define TWHEEL_IOC_API_V1	_IOR(TWHEEL_IOCTL_MAGIC, 0x00, struct twheel_api_v1)
+
+static long twheel_ioctl_api_v1(struct twheel_ctx *ctx, void __user *arg)
+{
+	struct twheel_api_v1 api = {
+		.max_batch = TWHEEL_MAX_BATCH,
+		.max_timers_per_fd = twheel_max_timers_per_fd,
+		.max_timers_per_user = twheel_max_timers_per_user,
+	};
+
+	twheel_fill_api(ctx, &api.abi_version, &api.event_size, &api.features,
+			&api.tick_ns, &api.slots);
+	return copy_to_user(arg, &api, sizeof(api)) ? -EFAULT : 0;
 }
 
 static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct twheel_ctx *ctx = file->private_data;
-	void __user *uarg = (void __user *)arg;
+	const struct twheel_ioctl_op *op;
+	union twheel_ucmd_buffer buf;
+	struct twheel_ucmd ucmd = {
+		.ctx = ctx,
+		.ubuffer = (void __user *)arg,
+		.cmd = &buf,
+	};
+	unsigned int nr = _IOC_NR(cmd);
 	long ret;
 
-	switch (cmd) {
-	case TWHEEL_IOC_API:
-	case TWHEEL_IOC_ARM:
-	case TWHEEL_IOC_MODIFY:
-	case TWHEEL_IOC_CANCEL:
-	case TWHEEL_IOC_QUERY:
-	case TWHEEL_IOC_BATCH:
-		break;
-	default:
+	if (cmd == TWHEEL_IOC_API_V1)
+		return twheel_ioctl_api_v1(ctx, ucmd.ubuffer);
+	if (_IOC_TYPE(cmd) != TWHEEL_IOCTL_MAGIC || _IOC_SIZE(cmd) ||
+	    _IOC_DIR(cmd) != _IOC_NONE || nr < TWHEEL_CMD_BASE ||
+	    nr - TWHEEL_CMD_BASE >= ARRAY_SIZE(twheel_ioctl_ops))
 		return -ENOTTY;
-	}
+	op = &twheel_ioctl_ops[nr - TWHEEL_CMD_BASE];
+
+	if (get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer))
+		return -EFAULT;
+	if (ucmd.user_size < op->min_size)
+		return -EINVAL;
+	ret = copy_struct_from_user(&buf, op->size, ucmd.ubuffer,
+				    ucmd.user_size);
+	if (ret)
+		return ret;
 
 	mutex_lock(&ctx->mutex);
-	switch (cmd) {
-	case TWHEEL_IOC_API:
-		ret = twheel_ioctl_api(ctx, uarg);
-		break;
-	case TWHEEL_IOC_ARM:
-		ret = twheel_ioctl_arm(ctx, uarg, false);
-		break;
-	case TWHEEL_IOC_MODIFY:
-		ret = twheel_ioctl_arm(ctx, uarg, true);
-		break;
-	case TWHEEL_IOC_CANCEL:
-		ret = twheel_ioctl_cancel(ctx, uarg);
-		break;
-	case TWHEEL_IOC_QUERY:
-		ret = twheel_ioctl_query(ctx, uarg);
-		break;
-	default:
-		ret = twheel_ioctl_batch(ctx, uarg);
-		break;
-	}
+	ret = op->execute(&ucmd);
 	mutex_unlock(&ctx->mutex);
 	return ret;
 }
 
 /*
  * Take up to @max events off the ready list into @evs, noting the arming
- * each one belongs to in @seqs.  Called with the mutex held; the one-shot
+ * of each periodic one in @seqs.  Called with the mutex held; the one-shot
  * timers taken are marked delivering, so that no ioctl finds (and frees)
  * them while read() copies their events without the mutex.
  */
@@ -635,24 +1248,27 @@ static unsigned int twheel_take_events(struct twheel_ctx *ctx,
 
 	lockdep_assert_held(&ctx->mutex);
 	spin_lock_bh(&ctx->lock);
-	while (n < max && !list_empty(&ctx->ready)) {
-		struct twheel_utimer *ut;
+	while (n < max && ctx->ready_head) {
+		struct twheel_utimer *ut = twheel_ut_at(ctx, ctx->ready_head);
 		struct twheel_event *ev = &evs[n];
 
-		ut = list_first_entry(&ctx->ready, struct twheel_utimer, ready);
-		list_del_init(&ut->ready);
-		ctx->nready--;
+		twheel_ready_del(ctx, ut);
 		memset(ev, 0, sizeof(*ev));
-		ev->handle = ut->handle;
+		ev->handle = twheel_ut_handle(ut);
 		ev->cookie = ut->cookie;
-		ev->expires = ut->ev_expires;
 		ev->fired = ut->ev_fired;
-		ev->overrun = ut->overrun;
-		if (ut->period)
+		if (ut->flags & TWHEEL_UT_PERIODIC) {
+			struct twheel_uperiodic *p = twheel_ut_periodic(ut);
+
+			ev->expires = p->ev_expires;
+			ev->overrun = p->overrun;
 			ev->flags |= TWHEEL_EVENT_PERIODIC;
-		else
-			ut->delivering = true;
-		seqs[n++] = ut->arm_seq;
+			seqs[n] = p->seq;
+		} else {
+			ev->expires = twheel_timer_expires(&ut->timer);
+			ut->flags |= TWHEEL_UT_DELIVERING;
+		}
+		n++;
 	}
 	spin_unlock_bh(&ctx->lock);
 	return n;
@@ -660,14 +1276,14 @@ static unsigned int twheel_take_events(struct twheel_ctx *ctx,
 
 /* The timer of an event taken by twheel_take_events(), if still there. */
 static struct twheel_utimer *twheel_event_timer(struct twheel_ctx *ctx,
-						const struct twheel_event *ev,
-						u32 seq)
+						const struct twheel_event *ev)
 {
+	u32 pos = lower_32_bits(ev->handle);
 	struct twheel_utimer *ut;
 
 	lockdep_assert_held(&ctx->mutex);
-	ut = xa_load(&ctx->timers, lower_32_bits(ev->handle));
-	if (!ut || ut->handle != ev->handle || ut->arm_seq != seq)
+	ut = twheel_ut_at(ctx, pos);
+	if (!(ut->flags & TWHEEL_UT_LIVE) || ut->gen != upper_32_bits(ev->handle))
 		return NULL;
 	return ut;
 }
@@ -678,9 +1294,9 @@ static struct twheel_utimer *twheel_event_timer(struct twheel_ctx *ctx,
  */
 static void twheel_deliver_events(struct twheel_ctx *ctx,
 				  const struct twheel_event *evs,
-				  const u32 *seqs, unsigned int n)
+				  unsigned int n)
 {
-	unsigned int i;
+	unsigned int i, freed = 0;
 
 	lockdep_assert_held(&ctx->mutex);
 	for (i = 0; i < n; i++) {
@@ -688,10 +1304,13 @@ static void twheel_deliver_events(struct twheel_ctx *ctx,
 
 		if (evs[i].flags & TWHEEL_EVENT_PERIODIC)
 			continue;
-		ut = twheel_event_timer(ctx, &evs[i], seqs[i]);
-		if (!WARN_ON_ONCE(!ut || !ut->delivering))
-			twheel_free_utimer(ctx, ut);
+		ut = twheel_event_timer(ctx, &evs[i]);
+		if (WARN_ON_ONCE(!ut || !(ut->flags & TWHEEL_UT_DELIVERING)))
+			continue;
+		twheel_ut_free(ctx, ut);
+		freed++;
 	}
+	twheel_uncharge(ctx, freed);
 }
 
 /*
@@ -708,74 +1327,72 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 	lockdep_assert_held(&ctx->mutex);
 	spin_lock_bh(&ctx->lock);
 	while (n--) {
-		struct twheel_utimer *ut;
+		struct twheel_utimer *ut = twheel_event_timer(ctx, &evs[n]);
+		struct twheel_uperiodic *p;
 
-		ut = twheel_event_timer(ctx, &evs[n], seqs[n]);
 		if (!ut)
 			continue;
-		ut->delivering = false;
-		if (!list_empty(&ut->ready)) {
-			ut->overrun += evs[n].overrun + 1;
-		} else {
-			ut->overrun = evs[n].overrun;
-			ctx->nready++;
+		if (!(evs[n].flags & TWHEEL_EVENT_PERIODIC)) {
+			ut->flags &= ~TWHEEL_UT_DELIVERING;
+			ut->ev_fired = evs[n].fired;
+			twheel_ready_add_head(ctx, ut);
+			continue;
 		}
-		ut->ev_expires = evs[n].expires;
+		if (!(ut->flags & TWHEEL_UT_PERIODIC))
+			continue;
+		p = twheel_ut_periodic(ut);
+		if (p->seq != seqs[n])
+			continue;
+		if (ut->queued) {
+			p->overrun += evs[n].overrun + 1;
+			twheel_ready_del(ctx, ut);
+		} else {
+			p->overrun = evs[n].overrun;
+		}
+		p->ev_expires = evs[n].expires;
 		ut->ev_fired = evs[n].fired;
-		list_move(&ut->ready, &ctx->ready);
+		twheel_ready_add_head(ctx, ut);
 	}
 	spin_unlock_bh(&ctx->lock);
 }
 
 static bool twheel_has_events(struct twheel_ctx *ctx)
 {
-	return !list_empty_careful(&ctx->ready);
+	return READ_ONCE(ctx->ready_head);
 }
 
 /*
  * The mutex is held to take events and to finish their delivery, but not
  * across copy_to_user(): a buffer that faults slowly (userfaultfd, a
- * network file mapping) must not stall the file's ioctls.
+ * network file mapping) must not stall the file's ioctls.  The events
+ * pass through the stack, a few at a time, so read() allocates nothing.
  */
 static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			   loff_t *ppos)
 {
 	struct twheel_ctx *ctx = file->private_data;
-	size_t max = min_t(size_t, count / sizeof(struct twheel_event),
-			   TWHEEL_READ_CHUNK);
-	struct twheel_event *evs;
+	struct twheel_event evs[TWHEEL_READ_CHUNK];
+	u32 seqs[TWHEEL_READ_CHUNK];
 	ssize_t done = 0;
-	u32 *seqs;
 	int ret;
 
 	if (count < sizeof(struct twheel_event))
 		return -EINVAL;
 
-	evs = kmalloc_array(max, sizeof(*evs), GFP_KERNEL);
-	seqs = kmalloc_array(max, sizeof(*seqs), GFP_KERNEL);
-	if (!evs || !seqs) {
-		done = -ENOMEM;
-		goto out_free;
-	}
-
 	for (;;) {
 		if (!twheel_has_events(ctx)) {
 			if (done)
 				break;
-			if (file->f_flags & O_NONBLOCK) {
-				done = -EAGAIN;
-				break;
-			}
+			if (file->f_flags & O_NONBLOCK)
+				return -EAGAIN;
 			ret = wait_event_interruptible(ctx->wq,
 						       twheel_has_events(ctx));
-			if (ret) {
-				done = ret;
-				break;
-			}
+			if (ret)
+				return ret;
 		}
 
 		while (count - done >= sizeof(*evs)) {
-			unsigned int want = min_t(size_t, max,
+			unsigned int want = min_t(size_t, TWHEEL_READ_CHUNK,
 						  (count - done) / sizeof(*evs));
 			unsigned long left;
 			unsigned int n;
@@ -790,21 +1407,15 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			if (left)
 				twheel_return_events(ctx, evs, seqs, n);
 			else
-				twheel_deliver_events(ctx, evs, seqs, n);
+				twheel_deliver_events(ctx, evs, n);
 			mutex_unlock(&ctx->mutex);
-			if (left) {
-				if (!done)
-					done = -EFAULT;
-				goto out_free;
-			}
+			if (left)
+				return done ?: -EFAULT;
 			done += n * sizeof(*evs);
 		}
 		if (done)
 			break;
 	}
-out_free:
-	kfree(seqs);
-	kfree(evs);
 	return done;
 }
 
@@ -879,14 +1490,12 @@ static int twheel_open(struct inode *inode, struct file *file)
 	}
 	mutex_init(&ctx->mutex);
 	spin_lock_init(&ctx->lock);
-	INIT_LIST_HEAD(&ctx->ready);
 	init_waitqueue_head(&ctx->wq);
-	xa_init_flags(&ctx->timers, XA_FLAGS_ALLOC1 | XA_FLAGS_ACCOUNT);
 	/*
-	 * Every file numbers its timers from id 1.  A random first
-	 * generation keeps the handles of different files apart, so that a
-	 * handle given to the wrong file gets ENOENT instead of naming that
-	 * file's own timer of the same number (but for a 2^-32 chance).
+	 * A random first generation keeps the handles of different files
+	 * apart, so that a handle given to the wrong file gets ENOENT instead
+	 * of naming that file's own timer of the same index (but for a 2^-32
+	 * chance).
 	 */
 	ctx->gen = get_random_u32();
 	ctx->wheel = twheel_default();
@@ -899,22 +1508,31 @@ static int twheel_open(struct inode *inode, struct file *file)
 static int twheel_release(struct inode *inode, struct file *file)
 {
 	struct twheel_ctx *ctx = file->private_data;
-	struct twheel_utimer *ut;
-	unsigned long id;
+	u32 c, i;
 
 	/*
 	 * No ioctl or read can run now.  Stop each timer, then unlink its
-	 * event before freeing it: callbacks of the timers not yet stopped
-	 * still queue events on the ready list.
+	 * event: callbacks of the timers not yet stopped still queue events
+	 * on the ready list, linked through the table, so it is freed last.
 	 */
-	xa_for_each(&ctx->timers, id, ut) {
-		twheel_timer_shutdown_sync(&ut->timer);
-		twheel_withdraw_event(ctx, ut);
-		kmem_cache_free(twheel_utimer_cache, ut);
+	for (c = 0; c < ctx->nr_chunks; c++) {
+		for (i = 0; i < TWHEEL_UCHUNK_TIMERS; i++) {
+			struct twheel_utimer *ut = &ctx->chunks[c]->timers[i];
+
+			if (!(ut->flags & TWHEEL_UT_LIVE))
+				continue;
+			twheel_timer_shutdown_sync(&ut->timer);
+			twheel_withdraw_event(ctx, ut);
+		}
 		cond_resched();
 	}
-	xa_destroy(&ctx->timers);
-	atomic_long_sub(ctx->count, &ctx->user->timers);
+	for (c = 0; c < ctx->nr_chunks; c++) {
+		kvfree(ctx->chunks[c]->periodic);
+		free_page((unsigned long)ctx->chunks[c]);
+	}
+	kvfree(ctx->chunks);
+	kfree(ctx->batch);
+	twheel_uncharge(ctx, ctx->count);
 	twheel_user_put(ctx->user);
 	mutex_destroy(&ctx->mutex);
 	kfree(ctx);
@@ -941,38 +1559,33 @@ static struct miscdevice twheel_misc = {
 
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user)
 {
-	int ret;
-
 	/* The ABI is the same for 32 and 64-bit callers: no padding holes. */
-	BUILD_BUG_ON(sizeof(struct twheel_api) != 48);
-	BUILD_BUG_ON(sizeof(struct twheel_arm) != 48);
-	BUILD_BUG_ON(sizeof(struct twheel_cancel) != 16);
-	BUILD_BUG_ON(sizeof(struct twheel_query) != 48);
+	BUILD_BUG_ON(sizeof(struct twheel_api) != 64);
+	BUILD_BUG_ON(sizeof(struct twheel_timer_spec) != 40);
+	BUILD_BUG_ON(sizeof(struct twheel_arm) != 56);
+	BUILD_BUG_ON(sizeof(struct twheel_modify) != 56);
+	BUILD_BUG_ON(sizeof(struct twheel_cancel) != 24);
+	BUILD_BUG_ON(sizeof(struct twheel_query) != 56);
 	BUILD_BUG_ON(sizeof(struct twheel_batch_op) != 56);
-	BUILD_BUG_ON(sizeof(struct twheel_batch) != 24);
+	BUILD_BUG_ON(sizeof(struct twheel_batch) != 32);
 	BUILD_BUG_ON(sizeof(struct twheel_event) != 48);
+	BUILD_BUG_ON(sizeof(struct twheel_api_v1) != 48);
+	BUILD_BUG_ON(TWHEEL_UCHUNK_TIMERS < 8);
 
-	/* As inotify sizes max_user_watches: a share of memory per user. */
+	/*
+	 * As inotify sizes max_user_watches: a share of memory per user, here
+	 * as if every timer were periodic.
+	 */
 	if (!max_per_user)
 		max_per_user = max(totalram_pages() * PAGE_SIZE / 10 /
-				   (sizeof(struct twheel_utimer) + 16), 1024UL);
+				   (sizeof(struct twheel_utimer) +
+				    sizeof(struct twheel_uperiodic)), 1024UL);
 	twheel_max_timers_per_user = max_per_user;
 	twheel_max_timers_per_fd = max_per_fd ? max_per_fd : max_per_user;
-	twheel_utimer_cache = KMEM_CACHE(twheel_utimer, SLAB_ACCOUNT);
-	if (!twheel_utimer_cache)
-		return -ENOMEM;
-	ret = misc_register(&twheel_misc);
-	if (ret)
-		goto err_destroy_cache;
-	return 0;
-
-err_destroy_cache:
-	kmem_cache_destroy(twheel_utimer_cache);
-	return ret;
+	return misc_register(&twheel_misc);
 }
 
 void twheel_dev_exit(void)
 {
 	misc_deregister(&twheel_misc);
-	kmem_cache_destroy(twheel_utimer_cache);
 }

@@ -1192,6 +1192,156 @@ int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
 }
 EXPORT_SYMBOL_GPL(twheel_timer_modify);
 
+/**
+ * DOC: Runs of operations under one base lock
+ *
+ * The device arms and cancels thousands of timers per ioctl.  Taking a
+ * base's lock and reading the clock once per timer costs more than the
+ * wheel operation itself, so twheel_batch_begin() locks the calling CPU's
+ * base and reads the clock once, twheel_batch_stop() and
+ * twheel_batch_arm() work on timers of that base, and twheel_batch_end()
+ * unlocks.  They are for a caller that serialises all operations on its
+ * timers itself (the device's file mutex): no other CPU starts, modifies
+ * or cancels them meanwhile; only their callbacks run concurrently.  What
+ * they cannot do under this one lock (a timer on another base, a timer
+ * whose callback runs) they refuse, and the caller uses the ordinary
+ * functions after twheel_batch_end().  A relative expiry counts from the
+ * clock reading of twheel_batch_begin(), which is no later than any
+ * operation of the run: a timer still never fires before the delay its
+ * caller asked for.
+ */
+
+/**
+ * twheel_batch_begin() - lock the calling CPU's base for a run of operations
+ * @wheel: the instance
+ * @bl:    the run, filled in
+ *
+ * Context: process or softirq context; takes the base lock with interrupts
+ * disabled until twheel_batch_end().
+ */
+void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
+	__acquires(&bl->base->lock)
+{
+	/* If we move to another CPU right now, that base is as good. */
+	struct twheel_base *base = twheel_cpu_base(wheel,
+						   raw_smp_processor_id());
+
+	base->stats.contended += twheel_base_lock(base, &bl->flags);
+	bl->base = base;
+	bl->now = ktime_get();
+}
+
+/**
+ * twheel_batch_end() - unlock the base of a run of operations
+ * @bl: the run
+ *
+ * Context: as twheel_batch_begin(); restores interrupts.
+ */
+void twheel_batch_end(struct twheel_batch_lock *bl)
+	__releases(&bl->base->lock)
+{
+	struct twheel_base *base = bl->base;
+
+	if (twheel_base_empty(base))
+		twheel_program(base, TW_NO_TICK);
+	spin_unlock_irqrestore(&base->lock, bl->flags);
+}
+
+/**
+ * twheel_batch_stop() - take a timer of the run's base off it
+ * @bl:       the run
+ * @timer:    the timer
+ * @shutdown: mark it shut down, as twheel_timer_shutdown_sync()
+ *
+ * Context: between twheel_batch_begin() and twheel_batch_end().
+ * Return: 1 if the timer was pending, 0 if not: either way it is now idle
+ * and its callback not running.  -EXDEV if it is not on the run's base,
+ * -EBUSY if its callback is running: then nothing was changed.
+ */
+int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
+		      bool shutdown)
+{
+	struct twheel_base *base = bl->base;
+	u32 st = READ_ONCE(timer->state);
+
+	lockdep_assert_held(&base->lock);
+	/* The word names @base only while no one else may move the timer. */
+	if ((st & TWHEEL_TS_MIGRATING) || twheel_ts_base(st) != base->index)
+		return -EXDEV;
+	if (base->running == timer)
+		return -EBUSY;
+	if (shutdown)
+		twheel_ts_set(timer, TWHEEL_TS_SHUTDOWN);
+	if (!tw_node_linked(&timer->node))
+		return 0;
+	twheel_detach(base, timer);
+	base->stats.cancelled++;
+	trace_twheel_timer_cancel(timer);
+	return 1;
+}
+
+/**
+ * twheel_batch_arm() - arm an idle timer on the run's base
+ * @bl:      the run
+ * @timer:   the timer: just set up, or stopped by twheel_batch_stop() in
+ *           this run; no other CPU may operate on it
+ * @expires: expiry, absolute or relative to the run's clock reading
+ * @slack_ns: as for twheel_timer_start()
+ * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
+ *
+ * Context: between twheel_batch_begin() and twheel_batch_end().
+ * Return: 0; -EBUSY if the timer is pending, -ESHUTDOWN if it is shut
+ * down, -EXDEV if it is pinned to another base, -EINVAL as for
+ * twheel_timer_start().
+ */
+int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
+		     ktime_t expires, u64 slack_ns, enum twheel_mode mode)
+{
+	struct twheel_base *base = bl->base;
+	struct twheel *w = base->wheel;
+	u32 st = timer->state;
+	u64 lo, hi;
+
+	lockdep_assert_held(&base->lock);
+	if (WARN_ON_ONCE(timer->wheel != w || !timer->function))
+		return -EINVAL;
+	if (expires < 0 || slack_ns > KTIME_MAX ||
+	    (mode != TWHEEL_MODE_ABS && mode != TWHEEL_MODE_REL))
+		return -EINVAL;
+	if (st & TWHEEL_TS_SHUTDOWN)
+		return -ESHUTDOWN;
+	if (tw_node_linked(&timer->node))
+		return -EBUSY;
+	if (twheel_ts_base(st) != base->index) {
+		if ((timer->flags & TWHEEL_TIMER_PINNED) &&
+		    (st & TWHEEL_TS_PLACED))
+			return -EXDEV;
+		/*
+		 * Idle, its callback not running, and nobody else operates on
+		 * it: no one can be looking for it on its old base.
+		 */
+		WRITE_ONCE(timer->state, (st & TWHEEL_TS_BITS) |
+			   (base->index << TWHEEL_TS_BASE_SHIFT));
+	}
+	twheel_ts_set(timer, TWHEEL_TS_PLACED);
+
+	if (mode == TWHEEL_MODE_REL)
+		expires = ktime_add_safe(bl->now, expires);
+	lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&base->engine));
+	hi = lo;
+	if (slack_ns)
+		hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
+			 lo);
+	base->stats.armed++;
+	tw_engine_insert(&base->engine, &timer->node,
+			 tw_engine_pick_key(&base->engine, lo, hi));
+	twheel_program(base, timer->node.key);
+	WRITE_ONCE(timer->expires, expires);
+	trace_twheel_timer_start(timer, expires, slack_ns, timer->node.key,
+				 false);
+	return 0;
+}
+
 /*
  * Take @timer off its base's engine (or expired list), as timer.c's
  * __try_to_del_timer_sync() does for @sync callers: while the timer's

@@ -26,6 +26,30 @@ struct twheel_timer;
 unsigned int twheel_timer_state(const struct twheel_timer *timer,
 				ktime_t *expires);
 
+/* Runs of operations under one base lock: see facility.c. */
+struct twheel;
+struct twheel_base;
+enum twheel_mode;
+
+/**
+ * struct twheel_batch_lock - a run of operations under one base lock
+ * @base:  the locked base
+ * @flags: interrupt state to restore
+ * @now:   the clock, read once when the run began
+ */
+struct twheel_batch_lock {
+	struct twheel_base *base;
+	unsigned long flags;
+	ktime_t now;
+};
+
+void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl);
+void twheel_batch_end(struct twheel_batch_lock *bl);
+int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
+		      bool shutdown);
+int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
+		     ktime_t expires, u64 slack_ns, enum twheel_mode mode);
+
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
 void twheel_dev_exit(void);
 

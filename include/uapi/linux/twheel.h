@@ -16,11 +16,14 @@
  * Every open file description of /dev/twheel owns a set of timers.  Timers
  * are armed, modified, cancelled and queried by a 64-bit handle that the
  * kernel returns when the timer is armed.  Handles are private to the file:
- * a handle is never reused during the life of the file, so a stale handle
- * is rejected with ENOENT, and a handle only ever names a timer of the file
- * it is used on.  Each file starts its handles at a random generation, so
- * one taken from another file gets ENOENT too (but for a 2^-32 chance of
- * naming this file's own timer).  Handle 0 is never valid.
+ * a handle only ever names a timer of the file it is used on, and a stale
+ * handle (of a timer that was cancelled or whose one-shot event was read)
+ * is rejected with ENOENT.  A handle is an index into the file's timer
+ * table and a generation of that entry, bumped each time the entry is
+ * freed: the same handle comes back only after its entry was reused 2^32
+ * times.  Each file starts its generations at a random value, so a handle
+ * taken from another file gets ENOENT too (but for a 2^-32 chance of naming
+ * this file's own timer).  Handle 0 is never valid.
  *
  * Times are nanoseconds of CLOCK_MONOTONIC.  A timer never fires before its
  * expiry.  Expirations are read() from the file as arrays of struct
@@ -28,34 +31,51 @@
  *
  * A one-shot timer ends when its event is read: its handle is released
  * from the moment a read() takes the event (if read() cannot copy it out,
- * the event and the handle come back).  A periodic timer lives until it is cancelled or the file is
- * closed.  Closing the file cancels and frees all of its timers.
+ * the event and the handle come back).  A periodic timer lives until it is
+ * cancelled or the file is closed.  Closing the file cancels and frees all
+ * of its timers.
  *
- * All ioctl structures have fixed-width fields, explicit padding and the
- * same layout for 32 and 64-bit callers.  Fields named __reserved and flag
- * bits not defined here must be zero; output fields are ignored on input,
- * so a structure may be reused for the next call.
+ * Extensible structures, as iommufd's: every ioctl structure starts with
+ * a __u32 @size that the caller sets to sizeof() the structure it was
+ * built with, and the ioctl number does not encode the size.  The kernel
+ * reads @size bytes: a shorter structure (an older program) is extended
+ * with zeroes, a longer one (a newer program) is accepted only if every
+ * byte the kernel does not know is zero, else E2BIG.  Outputs are written
+ * back up to @size bytes.  Fields named out_* are outputs and ignored on
+ * input, so a structure may be reused for the next call; fields named
+ * __reserved and flag bits not defined here must be zero.  All fields
+ * have fixed widths and the layout is the same for 32 and 64-bit callers.
  *
  * The errno values have a fixed meaning:
  *
- *  - ENOTTY: unknown ioctl command
- *  - EINVAL: unknown flag bit or operation, non-zero reserved field,
- *    negative expiry, period or slack out of range, read() buffer smaller
- *    than one event
+ *  - ENOTTY: unknown ioctl command, or a command of ABI version 1 (see
+ *    TWHEEL_ABI_VERSION)
+ *  - EINVAL: @size smaller than the first version of the structure,
+ *    unknown flag bit or operation, non-zero reserved field, negative
+ *    expiry, period or slack out of range, read() buffer smaller than one
+ *    event
+ *  - E2BIG: non-zero bytes beyond the structure the kernel knows, or a
+ *    batch count above out_max_batch of TWHEEL_IOC_API
  *  - EFAULT: a user pointer could not be read or written.  An operation
  *    that already took effect is not undone when only its output could not
- *    be written, except TWHEEL_IOC_ARM, which cancels the new timer because
- *    its handle would be lost
+ *    be written, except arming, which cancels the new timer because its
+ *    handle would be lost
  *  - ENOENT: no timer with this handle in this file
  *  - ENOSPC: the per-file or per-user limit of timers is reached
  *  - ENOMEM: the kernel ran out of memory; the file is unchanged
- *  - E2BIG: a batch count above the max_batch reported by TWHEEL_IOC_API
  *  - EAGAIN: read() on an O_NONBLOCK file with no event waiting
  *  - EINTR: a blocking read() was interrupted by a signal before any
  *    event arrived
  */
 
-#define TWHEEL_ABI_VERSION	1
+/*
+ * Version 2 made every structure size-prefixed and moved the ioctl numbers
+ * to TWHEEL_CMD_BASE.  A program built for version 1 still gets an answer
+ * to its TWHEEL_IOC_API, with abi_version 2, which its handshake refuses;
+ * every other version 1 command fails with ENOTTY.  From version 2 on,
+ * structures grow at their end and the version stays.
+ */
+#define TWHEEL_ABI_VERSION	2
 
 /*
  * The ioctl type; 0xE8 is unassigned in
@@ -63,15 +83,22 @@
  */
 #define TWHEEL_IOCTL_MAGIC	0xE8
 
+enum {
+	TWHEEL_CMD_BASE = 0x80,
+	TWHEEL_CMD_API = TWHEEL_CMD_BASE,
+	TWHEEL_CMD_ARM,
+	TWHEEL_CMD_MODIFY,
+	TWHEEL_CMD_CANCEL,
+	TWHEEL_CMD_QUERY,
+	TWHEEL_CMD_BATCH,
+};
+
 /* Feature bits reported by TWHEEL_IOC_API. */
-#define TWHEEL_FEATURE_PERIODIC	(1ULL << 0)	/* period in struct twheel_arm */
-#define TWHEEL_FEATURE_SLACK	(1ULL << 1)	/* slack in struct twheel_arm */
+#define TWHEEL_FEATURE_PERIODIC	(1ULL << 0)	/* struct twheel_timer_spec period */
+#define TWHEEL_FEATURE_SLACK	(1ULL << 1)	/* struct twheel_timer_spec slack */
 #define TWHEEL_FEATURE_BATCH	(1ULL << 2)	/* TWHEEL_IOC_BATCH */
 #define TWHEEL_FEATURE_QUERY	(1ULL << 3)	/* TWHEEL_IOC_QUERY */
-/*
- * The engine of the wheel the file's timers run on: exactly one of these is
- * set.  Old programs ignore them; struct twheel_api keeps its size (ABI 1).
- */
+/* The engine of the wheel the file's timers run on: exactly one is set. */
 #define TWHEEL_FEATURE_ENGINE_HIER	(1ULL << 4)	/* Scheme 6 + levels */
 #define TWHEEL_FEATURE_ENGINE_SCHEME6	(1ULL << 5)	/* pure hashed wheel */
 #define TWHEEL_FEATURE_ENGINE_LAWN	(1ULL << 6)	/* Timer Lawn */
@@ -79,39 +106,46 @@
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)
- * @abi_version: TWHEEL_ABI_VERSION of the running module
- * @event_size: sizeof(struct twheel_event)
- * @features: TWHEEL_FEATURE_* bits
- * @tick_ns: tick length of the wheel the file's timers run on
- * @slots: number of slots of that wheel (level 0; FIFOs for the Lawn)
- * @max_batch: most records one TWHEEL_IOC_BATCH accepts
- * @max_timers_per_fd: limit of live timers per file, in effect
- * @max_timers_per_user: limit of live timers per user over all files, in
- *	effect (the module parameter, or when that is 0 the default sized
+ * @size: sizeof(struct twheel_api)
+ * @flags: must be 0
+ * @out_abi_version: TWHEEL_ABI_VERSION of the running module
+ * @out_event_size: sizeof(struct twheel_event)
+ * @out_features: TWHEEL_FEATURE_* bits
+ * @out_tick_ns: tick length of the wheel the file's timers run on
+ * @out_slots: number of slots of that wheel (level 0; FIFOs for the Lawn)
+ * @out_max_batch: most records one TWHEEL_IOC_BATCH accepts
+ * @out_batch_op_size: sizeof(struct twheel_batch_op) of the running module
+ * @__reserved: must be 0
+ * @out_max_timers_per_fd: limit of live timers per file, in effect
+ * @out_max_timers_per_user: limit of live timers per user over all files,
+ *	in effect (the module parameter, or when that is 0 the default sized
  *	from RAM); never 0
  *
- * The handshake: programs check @abi_version and @features before use.
- * Output only.
+ * The handshake: programs check @out_abi_version and @out_features before
+ * use.
  */
 struct twheel_api {
-	__u32 abi_version;
-	__u32 event_size;
-	__aligned_u64 features;
-	__aligned_u64 tick_ns;
-	__u32 slots;
-	__u32 max_batch;
-	__aligned_u64 max_timers_per_fd;
-	__aligned_u64 max_timers_per_user;
+	__u32 size;
+	__u32 flags;
+	__u32 out_abi_version;
+	__u32 out_event_size;
+	__aligned_u64 out_features;
+	__aligned_u64 out_tick_ns;
+	__u32 out_slots;
+	__u32 out_max_batch;
+	__u32 out_batch_op_size;
+	__u32 __reserved;
+	__aligned_u64 out_max_timers_per_fd;
+	__aligned_u64 out_max_timers_per_user;
 };
 
-/* struct twheel_arm flags */
+/* struct twheel_timer_spec flags */
 #define TWHEEL_ARM_ABS	(1U << 0)	/* @expires is absolute, not relative */
 
 /**
- * struct twheel_arm - ioctl(TWHEEL_IOC_ARM) and ioctl(TWHEEL_IOC_MODIFY)
+ * struct twheel_timer_spec - how a timer is armed
  * @flags: TWHEEL_ARM_ABS or 0
  * @__reserved: must be 0
- * @handle: out for ARM: the new timer's handle; in for MODIFY
  * @expires: first expiry in ns: a delay from now, or with TWHEEL_ARM_ABS a
  *	CLOCK_MONOTONIC time; at most 2^63 - 1
  * @period: 0 for a one-shot timer, else the period in ns (>= 1 tick)
@@ -119,29 +153,62 @@ struct twheel_api {
  *	kernel uses it to place timers on fewer ticks
  * @cookie: opaque value returned in every event of the timer
  *
- * ARM creates a timer.  MODIFY re-arms an existing one in O(1) with a new
- * expiry, period, slack and cookie; an event of the timer that was not read
- * yet is withdrawn, as a re-armed timerfd discards its count.
+ * Embedded in struct twheel_arm, struct twheel_modify and struct
+ * twheel_batch_op.
  */
-struct twheel_arm {
+struct twheel_timer_spec {
 	__u32 flags;
 	__u32 __reserved;
-	__aligned_u64 handle;
 	__aligned_u64 expires;
 	__aligned_u64 period;
 	__aligned_u64 slack;
 	__aligned_u64 cookie;
 };
 
-/* struct twheel_cancel status */
+/**
+ * struct twheel_arm - ioctl(TWHEEL_IOC_ARM)
+ * @size: sizeof(struct twheel_arm)
+ * @flags: must be 0
+ * @out_handle: the new timer's handle
+ * @spec: the timer
+ *
+ * Creates a timer.
+ */
+struct twheel_arm {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 out_handle;
+	struct twheel_timer_spec spec;
+};
+
+/**
+ * struct twheel_modify - ioctl(TWHEEL_IOC_MODIFY)
+ * @size: sizeof(struct twheel_modify)
+ * @flags: must be 0
+ * @handle: the timer
+ * @spec: its new expiry, period, slack and cookie
+ *
+ * Re-arms an existing timer in O(1).  An event of the timer that was not
+ * read yet is withdrawn, as a re-armed timerfd discards its count.
+ */
+struct twheel_modify {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 handle;
+	struct twheel_timer_spec spec;
+};
+
+/* struct twheel_cancel out_status */
 #define TWHEEL_CANCEL_PENDING	1	/* the timer was armed */
 #define TWHEEL_CANCEL_FIRED	2	/* one-shot: it had fired; event withdrawn */
 
 /**
  * struct twheel_cancel - ioctl(TWHEEL_IOC_CANCEL)
- * @handle: the timer to cancel
+ * @size: sizeof(struct twheel_cancel)
  * @flags: must be 0
- * @status: out: TWHEEL_CANCEL_PENDING or TWHEEL_CANCEL_FIRED
+ * @handle: the timer to cancel
+ * @out_status: TWHEEL_CANCEL_PENDING or TWHEEL_CANCEL_FIRED
+ * @__reserved: must be 0
  *
  * Cancels and frees the timer.  After the ioctl returns no event of it is
  * read, even one that was already queued, and the handle is invalid.  A
@@ -151,39 +218,46 @@ struct twheel_arm {
  * was processed (its callback ran or was running; the event is withdrawn).
  */
 struct twheel_cancel {
-	__aligned_u64 handle;
+	__u32 size;
 	__u32 flags;
-	__u32 status;
+	__aligned_u64 handle;
+	__u32 out_status;
+	__u32 __reserved;
 };
 
-/* struct twheel_query state bits */
+/* struct twheel_query out_state bits */
 #define TWHEEL_QUERY_PENDING	(1U << 0)	/* armed: see struct twheel_query */
 #define TWHEEL_QUERY_EVENT	(1U << 1)	/* an event waits to be read */
 
 /**
  * struct twheel_query - ioctl(TWHEEL_IOC_QUERY)
- * @handle: the timer to look at
+ * @size: sizeof(struct twheel_query)
  * @flags: must be 0
- * @state: out: TWHEEL_QUERY_* bits
- * @remaining: out: ns until the next expiry, 0 if due or not pending
- * @expires: out: the next expiry (CLOCK_MONOTONIC ns), if pending
- * @period: out: the period, 0 for a one-shot timer
- * @cookie: out: the cookie
+ * @handle: the timer to look at
+ * @out_state: TWHEEL_QUERY_* bits
+ * @__reserved: must be 0
+ * @out_remaining: ns until the next expiry, 0 if due or not pending
+ * @out_expires: the next expiry (CLOCK_MONOTONIC ns), if pending
+ * @out_period: the period, 0 for a one-shot timer
+ * @out_cookie: the cookie
  *
  * The answer is one consistent snapshot.  TWHEEL_QUERY_PENDING: the timer
  * will fire (again) unless cancelled.  A periodic timer is always PENDING;
- * while the kernel is firing it, @expires is the expiry being fired and
- * @remaining 0, until it is re-armed for the next period.  A one-shot timer
- * is PENDING until its event is queued, then has TWHEEL_QUERY_EVENT only.
+ * while the kernel is firing it, @out_expires is the expiry being fired
+ * and @out_remaining 0, until it is re-armed for the next period.  A
+ * one-shot timer is PENDING until its event is queued, then has
+ * TWHEEL_QUERY_EVENT only.
  */
 struct twheel_query {
-	__aligned_u64 handle;
+	__u32 size;
 	__u32 flags;
-	__u32 state;
-	__aligned_u64 remaining;
-	__aligned_u64 expires;
-	__aligned_u64 period;
-	__aligned_u64 cookie;
+	__aligned_u64 handle;
+	__u32 out_state;
+	__u32 __reserved;
+	__aligned_u64 out_remaining;
+	__aligned_u64 out_expires;
+	__aligned_u64 out_period;
+	__aligned_u64 out_cookie;
 };
 
 /* struct twheel_batch_op op */
@@ -194,48 +268,56 @@ struct twheel_query {
 /**
  * struct twheel_batch_op - one record of a batch
  * @op: TWHEEL_OP_*
- * @flags: TWHEEL_ARM_ABS for ARM and MODIFY, else 0
- * @handle: out for ARM, in for MODIFY and CANCEL
- * @expires: as in struct twheel_arm (ARM, MODIFY)
- * @period: as in struct twheel_arm (ARM, MODIFY)
- * @slack: as in struct twheel_arm (ARM, MODIFY)
- * @cookie: as in struct twheel_arm (ARM, MODIFY)
- * @result: out: 0 or a negative errno; for CANCEL, 0 stands for either
- *	status of struct twheel_cancel
+ * @out_result: 0 or a negative errno.  Written only for a record that
+ *	failed (and for ARM): a caller that looks at it zeroes it first, or
+ *	looks only when out_failed of struct twheel_batch is non-zero
+ * @handle: out for ARM (written only when it succeeded), in for MODIFY and
+ *	CANCEL
+ * @spec: ARM and MODIFY: the timer; ignored for CANCEL
+ *
+ * CANCEL reports success as 0 whichever status TWHEEL_IOC_CANCEL would
+ * give.
  */
 struct twheel_batch_op {
 	__u32 op;
-	__u32 flags;
+	__s32 out_result;
 	__aligned_u64 handle;
-	__aligned_u64 expires;
-	__aligned_u64 period;
-	__aligned_u64 slack;
-	__aligned_u64 cookie;
-	__s64 result;
+	struct twheel_timer_spec spec;
 };
 
 /**
  * struct twheel_batch - ioctl(TWHEEL_IOC_BATCH)
- * @ops: user pointer to an array of @count struct twheel_batch_op
- * @count: number of records, at most max_batch (else E2BIG)
+ * @size: sizeof(struct twheel_batch)
  * @flags: must be 0
- * @done: out: records processed
- * @__reserved: must be 0
+ * @ops: user pointer to an array of @count records of @op_size bytes
+ * @count: number of records, at most out_max_batch (else E2BIG)
+ * @op_size: sizeof(struct twheel_batch_op) as the caller knows it; records
+ *	are read and extended as the ioctl structures are (a record whose
+ *	unknown tail is not zero fails with E2BIG); at least the size of the
+ *	first version (56), else EINVAL
+ * @out_done: records processed
+ * @out_failed: records among them whose @out_result is an error
  *
- * Records are processed in order.  Each one gets its own @result: a record
- * that fails (ENOENT, EINVAL, ENOSPC...) does not stop the batch.  The batch
- * stops early only when a record cannot be read or written back (EFAULT) or
- * on ENOMEM; the ioctl's return value (and @done, if it can be written)
+ * Records are processed in order.  A record that fails (ENOENT, EINVAL,
+ * ENOSPC...) does not stop the batch.  The batch stops early only when a
+ * record cannot be read or written back (EFAULT), on ENOMEM, or for a fatal
+ * signal; the ioctl's return value (and @out_done, if it can be written)
  * then gives the number of records processed, and later records are
- * untouched.  If not even the first record could be processed the ioctl
- * fails with that errno.
+ * untouched, with one exception: the kernel reads the records in runs of
+ * up to 32 and does a run's work before writing its outputs, so when an
+ * output cannot be written, the ARM records after it in its run are undone
+ * but its CANCEL and MODIFY records have taken effect.  If not even the
+ * first record could be processed the ioctl fails with that errno.  On
+ * success the return value is @count.
  */
 struct twheel_batch {
+	__u32 size;
+	__u32 flags;
 	__aligned_u64 ops;
 	__u32 count;
-	__u32 flags;
-	__u32 done;
-	__u32 __reserved;
+	__u32 op_size;
+	__u32 out_done;
+	__u32 out_failed;
 };
 
 /* struct twheel_event flags */
@@ -254,7 +336,8 @@ struct twheel_batch {
  *
  * read() returns as many whole events as fit in the buffer, EINVAL for a
  * buffer smaller than one event, blocks while there is none unless the
- * file is O_NONBLOCK (then EAGAIN).
+ * file is O_NONBLOCK (then EAGAIN).  The layout is the same as in ABI
+ * version 1.
  */
 struct twheel_event {
 	__aligned_u64 handle;
@@ -266,11 +349,11 @@ struct twheel_event {
 	__u32 __reserved;
 };
 
-#define TWHEEL_IOC_API		_IOR(TWHEEL_IOCTL_MAGIC, 0x00, struct twheel_api)
-#define TWHEEL_IOC_ARM		_IOWR(TWHEEL_IOCTL_MAGIC, 0x01, struct twheel_arm)
-#define TWHEEL_IOC_MODIFY	_IOW(TWHEEL_IOCTL_MAGIC, 0x02, struct twheel_arm)
-#define TWHEEL_IOC_CANCEL	_IOWR(TWHEEL_IOCTL_MAGIC, 0x03, struct twheel_cancel)
-#define TWHEEL_IOC_QUERY	_IOWR(TWHEEL_IOCTL_MAGIC, 0x04, struct twheel_query)
-#define TWHEEL_IOC_BATCH	_IOWR(TWHEEL_IOCTL_MAGIC, 0x05, struct twheel_batch)
+#define TWHEEL_IOC_API		_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_API)
+#define TWHEEL_IOC_ARM		_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_ARM)
+#define TWHEEL_IOC_MODIFY	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_MODIFY)
+#define TWHEEL_IOC_CANCEL	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_CANCEL)
+#define TWHEEL_IOC_QUERY	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_QUERY)
+#define TWHEEL_IOC_BATCH	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_BATCH)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

@@ -419,10 +419,18 @@ static int twheel_table_add_chunk(struct twheel_ctx *ctx)
 	ret = twheel_table_grow(ctx);
 	if (ret)
 		return ret;
-	/* A page, so that a timer finds its chunk by masking its address. */
-	c = (struct twheel_uchunk *)get_zeroed_page(GFP_KERNEL_ACCOUNT);
+	/*
+	 * Page-aligned, so that a timer finds its chunk by masking its
+	 * address: kmalloc() aligns power-of-two sizes naturally (and, unlike
+	 * the page allocator, is seen by failslab and kmemleak).
+	 */
+	c = kzalloc(PAGE_SIZE, GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return -ENOMEM;
+	if (WARN_ON_ONCE(!PAGE_ALIGNED(c))) {
+		kfree(c);
+		return -ENOMEM;
+	}
 	c->ctx = ctx;
 	c->first = ctx->nr_chunks * TWHEEL_UCHUNK_TIMERS;
 	for (i = TWHEEL_UCHUNK_TIMERS; i--; ) {
@@ -1528,7 +1536,7 @@ static int twheel_release(struct inode *inode, struct file *file)
 	}
 	for (c = 0; c < ctx->nr_chunks; c++) {
 		kvfree(ctx->chunks[c]->periodic);
-		free_page((unsigned long)ctx->chunks[c]);
+		kfree(ctx->chunks[c]);
 	}
 	kvfree(ctx->chunks);
 	kfree(ctx->batch);

@@ -3730,6 +3730,242 @@ static void twheel_timer_ops_cross_cpu_migration_stress(struct kunit *test)
 	KUNIT_EXPECT_GT(test, cancels, 0ULL);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Runs of operations under one base lock (twheel_batch_*)                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Relative expiries of a run count from its one clock reading, which is
+ * after the caller asked: never early for the caller.
+ */
+static void twheel_batch_arm_relative_never_early(struct kunit *test)
+{
+	enum { NR = 32 };
+	const u64 tick = 500 * TWK_US;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel(test, ctx, tick, 4, 64);
+	struct twk_probe *p = twk_probes(test, ctx, w, NR, twk_cb_record);
+	struct twheel_batch_lock bl;
+	int ret[NR];
+	ktime_t t0;
+	int i;
+
+	t0 = ktime_get();
+	for (i = 0; i < NR; i++)
+		p[i].want = t0 + (i + 1) * tick / 3;
+	twheel_batch_begin(w, &bl);
+	for (i = 0; i < NR; i++)
+		ret[i] = twheel_batch_arm(&bl, &p[i].timer, (i + 1) * tick / 3,
+					  0, TWHEEL_MODE_REL);
+	twheel_batch_end(&bl);
+	KUNIT_EXPECT_GE(test, bl.now, t0);
+	for (i = 0; i < NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], 0, "probe %d", i);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, NR, TWK_TIMEOUT_MS));
+	for (i = 0; i < NR; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i].fires), 1, "probe %d", i);
+		KUNIT_EXPECT_GE_MSG(test, p[i].fired_at, p[i].want, "probe %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, (u64)NR);
+}
+
+/* Stop reports the pending state; a shut down timer cannot be re-armed. */
+static void twheel_batch_stop_reports_pending_and_shuts_down(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_single(test, ctx, TWK_MS, 4, 64);
+	struct twk_probe *p = twk_probes(test, ctx, w, 2, twk_cb_record);
+	struct twheel_batch_lock bl;
+	int r[6];
+
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[0].timer, 10 * NSEC_PER_SEC,
+						 0, TWHEEL_MODE_REL), 0);
+	twheel_batch_begin(w, &bl);
+	r[0] = twheel_batch_stop(&bl, &p[0].timer, false);	/* pending */
+	r[1] = twheel_batch_stop(&bl, &p[0].timer, false);	/* idle */
+	r[2] = twheel_batch_arm(&bl, &p[0].timer, 10 * NSEC_PER_SEC, 0,
+				TWHEEL_MODE_REL);
+	r[3] = twheel_batch_arm(&bl, &p[0].timer, 10 * NSEC_PER_SEC, 0,
+				TWHEEL_MODE_REL);			/* pending */
+	r[4] = twheel_batch_stop(&bl, &p[0].timer, true);
+	r[5] = twheel_batch_arm(&bl, &p[0].timer, 0, 0, TWHEEL_MODE_REL);
+	twheel_batch_end(&bl);
+	KUNIT_EXPECT_EQ(test, r[0], 1);
+	KUNIT_EXPECT_EQ(test, r[1], 0);
+	KUNIT_EXPECT_EQ(test, r[2], 0);
+	KUNIT_EXPECT_EQ(test, r[3], -EBUSY);
+	KUNIT_EXPECT_EQ(test, r[4], 1);
+	KUNIT_EXPECT_EQ(test, r[5], -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[0].timer, 0, 0,
+						 TWHEEL_MODE_REL), -ESHUTDOWN);
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p[0].timer));
+	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	/* nothing fires, and the base's hrtimer went idle with the last stop */
+	KUNIT_EXPECT_FALSE(test, twk_wait_fired(ctx, 1, 20));
+	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
+}
+
+/**
+ * struct twk_bstop - a run on another CPU while a callback runs
+ * @p:       the probe whose callback runs
+ * @threads: a helper per online CPU
+ * @helper:  the one the callback woke
+ * @ret:     what twheel_batch_stop() returned in the helper
+ * @done:    the helper has made its call
+ */
+struct twk_bstop {
+	struct twk_probe *p;
+	struct twk_threads *threads;
+	struct task_struct *helper;
+	int ret;
+	atomic_t done;
+};
+
+static int twk_bstop_helper(void *data)
+{
+	struct twk_bstop *b = data;
+	struct twheel_batch_lock bl;
+
+	twheel_batch_begin(b->p->ctx->wheel, &bl);
+	b->ret = twheel_batch_stop(&bl, &b->p->timer, true);
+	twheel_batch_end(&bl);
+	atomic_set_release(&b->done, 1);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/* Wake the helper of another CPU and hold still until it made its call. */
+static void twk_cb_bstop(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+	struct twk_bstop *b = p->ctx->priv;
+	unsigned int cpu, this = smp_processor_id();
+	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+
+	for_each_online_cpu(cpu) {
+		if (cpu != this && cpu < b->threads->nr && b->threads->tasks[cpu]) {
+			b->helper = b->threads->tasks[cpu];
+			break;
+		}
+	}
+	if (b->helper) {
+		wake_up_process(b->helper);
+		while (ktime_get() < deadline && !atomic_read_acquire(&b->done))
+			cpu_relax();
+	}
+	twk_record(p);
+}
+
+/*
+ * A run cannot stop a timer whose callback runs (it would have to wait
+ * under the base lock): it refuses with -EBUSY and changes nothing.
+ */
+static void twheel_batch_stop_running_callback_ebusy(struct kunit *test)
+{
+	struct twk_ctx *ctx;
+	struct twk_bstop *b;
+	struct twheel *w;
+	unsigned int cpu;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "needs two online CPUs");
+	ctx = twk_ctx_new(test);
+	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	ctx->priv = b;
+	/* One base: the helper's run locks the base running the callback. */
+	w = twk_wheel_single(test, ctx, 500 * TWK_US, 4, 64);
+	b->p = twk_probes(test, ctx, w, 1, twk_cb_bstop);
+	b->threads = twk_threads(test, nr_cpu_ids);
+	for_each_online_cpu(cpu)
+		twk_thread_create(test, b->threads, cpu, cpu, twk_bstop_helper, b);
+
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&b->p->timer, TWK_MS, 0,
+						 TWHEEL_MODE_REL), 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_ASSERT_NOT_NULL(test, b->helper);
+	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&b->done));
+	KUNIT_EXPECT_EQ(test, b->ret, -EBUSY);
+	/* not shut down by the refused stop */
+	KUNIT_EXPECT_EQ(test, twheel_timer_start(&b->p->timer, 10 * NSEC_PER_SEC,
+						 0, TWHEEL_MODE_REL), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&b->p->timer), 1);
+}
+
+struct twk_bcall {
+	struct twk_probe *p;
+	bool arm;
+	int ret;
+};
+
+static int twk_bcall_fn(void *data)
+{
+	struct twk_bcall *c = data;
+	struct twheel_batch_lock bl;
+
+	twheel_batch_begin(c->p->ctx->wheel, &bl);
+	if (c->arm)
+		c->ret = twheel_batch_arm(&bl, &c->p->timer, 2 * TWK_MS, 0,
+					  TWHEEL_MODE_REL);
+	else
+		c->ret = twheel_batch_stop(&bl, &c->p->timer, false);
+	twheel_batch_end(&bl);
+	return 0;
+}
+
+/* A run on @cpu: arm (@arm) or stop @p's timer; what it returned. */
+static int twk_batch_on_cpu(struct kunit *test, unsigned int cpu,
+			    struct twk_probe *p, bool arm)
+{
+	struct twk_bcall c = { .p = p, .arm = arm };
+
+	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, twk_bcall_fn, &c, false), 0);
+	return c.ret;
+}
+
+/*
+ * A run locks its own CPU's base: a timer pending on another base is
+ * refused (-EXDEV) and left alone; an idle one is armed on the run's base
+ * and fires there.
+ */
+static void twheel_batch_ops_other_base(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_flags(test, ctx, 500 * TWK_US, 0);
+	struct twk_probe *p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	unsigned int a, b;
+
+	twk_two_cpus(test, &a, &b);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, p, 0,
+					 ktime_get() + 10 * NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, false), -EXDEV);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, a, p, false), 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 0ULL);
+	/* idle now: armed on b's base, fires on b */
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, true), 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 1ULL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
+	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, b), 1ULL);
+}
+
+static struct kunit_case twheel_batch_cases[] = {
+	KUNIT_CASE(twheel_batch_arm_relative_never_early),
+	KUNIT_CASE(twheel_batch_stop_reports_pending_and_shuts_down),
+	KUNIT_CASE(twheel_batch_stop_running_callback_ebusy),
+	KUNIT_CASE(twheel_batch_ops_other_base),
+	{}
+};
+
+/* Runs of operations under one base lock, as the device batches them. */
+struct kunit_suite twheel_batch_suite = {
+	.name = "twheel_batch",
+	.test_cases = twheel_batch_cases,
+};
+
 static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE_PARAM(twheel_create_validates_parameters, twk_create_gen_params),
 	KUNIT_CASE(twheel_destroy_pending_timer_refused),

@@ -16,5 +16,7 @@ extern struct kunit_suite twheel_engine_suite;
 /* Per-CPU bases, and their stress cases: facility_kunit.c. */
 extern struct kunit_suite twheel_smp_suite;
 extern struct kunit_suite twheel_smp_stress_suite;
+/* Runs under one base lock (the device's batches): facility_kunit.c. */
+extern struct kunit_suite twheel_batch_suite;
 
 #endif /* _TWHEEL_KUNIT_H */

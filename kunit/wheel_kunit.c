@@ -1722,7 +1722,9 @@ static struct kunit_suite twheel_wheel_suite = {
 
 kunit_test_suites(&twheel_wheel_suite, &twheel_engine_suite,
 		  &twheel_facility_suite, &twheel_smp_suite,
-		  &twheel_smp_stress_suite);
+		  &twheel_smp_stress_suite, &twheel_batch_suite);
 
 MODULE_DESCRIPTION("KUnit suites for twheel: the wheel, the engines and the facility");
 MODULE_LICENSE("GPL");
+/* the facility's internal batch functions (EXPORT_SYMBOL_IF_KUNIT) */
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);

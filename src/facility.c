@@ -178,6 +178,7 @@
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/twheel.h>
+#include <kunit/visibility.h>
 
 #include "compat.h"
 #include "twheel_internal.h"
@@ -1230,6 +1231,7 @@ void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	bl->base = base;
 	bl->now = ktime_get();
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_begin);
 
 /**
  * twheel_batch_end() - unlock the base of a run of operations
@@ -1246,6 +1248,7 @@ void twheel_batch_end(struct twheel_batch_lock *bl)
 		twheel_program(base, TW_NO_TICK);
 	spin_unlock_irqrestore(&base->lock, bl->flags);
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_end);
 
 /**
  * twheel_batch_stop() - take a timer of the run's base off it
@@ -1279,6 +1282,7 @@ int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 	trace_twheel_timer_cancel(timer);
 	return 1;
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_stop);
 
 /**
  * twheel_batch_arm() - arm an idle timer on the run's base
@@ -1341,6 +1345,7 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 				 false);
 	return 0;
 }
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_arm);
 
 /*
  * Take @timer off its base's engine (or expired list), as timer.c's

@@ -182,6 +182,8 @@ struct twheel_ctx {
  * @flags:    TWHEEL_UT_* (under the mutex)
  * @queued:   on the ready list (under @lock; read by mutex holders
  *            while the callback cannot run)
+ * @claimed:  taken by a CANCEL record of the batch being processed, so
+ *            that later records of the batch find it gone (mutex)
  *
  * A one-shot timer's event reports its own expiry; the rest of a periodic
  * timer's state is in its struct twheel_uperiodic.
@@ -195,6 +197,7 @@ struct twheel_utimer {
 	u32 gen;
 	u8 flags;
 	u8 queued;
+	u8 claimed;
 };
 
 /**
@@ -230,6 +233,9 @@ struct twheel_uchunk {
 
 #define TWHEEL_UCHUNK_TIMERS \
 	((PAGE_SIZE - sizeof(struct twheel_uchunk)) / sizeof(struct twheel_utimer))
+
+/* A record whose unknown fields are not zero: fails with E2BIG. */
+#define TWHEEL_OP_E2BIG		U32_MAX
 
 /* What became of a batch record (struct twheel_batch_run::state). */
 enum twheel_rec_state {
@@ -468,6 +474,7 @@ static void twheel_ut_free(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 {
 	lockdep_assert_held(&ctx->mutex);
 	ut->flags = 0;
+	ut->claimed = 0;
 	ut->gen++;
 	ut->next = ctx->free;
 	ctx->free = twheel_ut_index(ut) + 1;
@@ -484,7 +491,7 @@ static struct twheel_utimer *twheel_lookup(struct twheel_ctx *ctx, u64 handle)
 		return NULL;
 	ut = twheel_ut_at(ctx, pos);
 	if ((ut->flags & (TWHEEL_UT_LIVE | TWHEEL_UT_DELIVERING)) !=
-	    TWHEEL_UT_LIVE || ut->gen != upper_32_bits(handle))
+	    TWHEEL_UT_LIVE || ut->claimed || ut->gen != upper_32_bits(handle))
 		return NULL;
 	return ut;
 }
@@ -827,25 +834,23 @@ static int twheel_ioctl_query(struct twheel_ucmd *ucmd)
 }
 
 /*
- * First pass over a run, no lock: check each record, look its timer up or
- * take a table entry for an ARM, and allocate what a periodic spec needs.
- * The charge for the run's ARMs is taken at once (near a limit, record by
- * record).  ENOMEM stops the batch at its record, which leaves the file
- * unchanged: returns the number of records to go on with.
+ * A batch works on runs of records in three passes.  First, without a
+ * lock: check each record, look its timer up (a CANCEL claims it, so that
+ * later records find it gone) or take a table entry for an ARM, and
+ * allocate what a periodic spec needs.  ENOMEM stops the batch at its
+ * record, which leaves the file unchanged: returns the end of the records
+ * to go on with.  @charged: the run's ARMs are already charged; else each
+ * is charged on its own.
  */
 static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 					 struct twheel_batch_run *run,
-					 unsigned int n)
+					 unsigned int from, unsigned int to,
+					 bool charged)
 {
-	unsigned int i, arms = 0;
-	bool charged;
+	unsigned int i;
 	int ret;
 
-	for (i = 0; i < n; i++)
-		arms += run->ops[i].op == TWHEEL_OP_ARM;
-	charged = arms && !twheel_charge(ctx, arms);
-
-	for (i = 0; i < n; i++) {
+	for (i = from; i < to; i++) {
 		struct twheel_batch_op *op = &run->ops[i];
 		struct twheel_utimer *ut = NULL;
 
@@ -879,23 +884,26 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 				ret = -ENOENT;
 			else if (op->op == TWHEEL_OP_MODIFY)
 				ret = twheel_ut_prepare(ut, &op->spec);
+			else
+				ut->claimed = 1;
 			break;
 		default:
-			ret = -EINVAL;
+			/* TWHEEL_OP_E2BIG: a record with unknown fields set */
+			ret = op->op == TWHEEL_OP_E2BIG ? -E2BIG : -EINVAL;
 			break;
 		}
 		if (ret == -ENOMEM) {
 			/* Give back the charge of the ARMs not reached. */
-			while (charged && ++i < n)
+			while (charged && ++i < to)
 				if (run->ops[i].op == TWHEEL_OP_ARM)
 					twheel_uncharge(ctx, 1);
-			break;
+			return i;
 		}
 		run->ut[i] = ut;
 		run->ret[i] = ret;
 		run->state[i] = ret ? TWHEEL_REC_FAILED : TWHEEL_REC_TODO;
 	}
-	return i;
+	return to;
 }
 
 /*
@@ -908,13 +916,14 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
  * excluded by the mutex.
  */
 static void twheel_batch_locked(struct twheel_ctx *ctx,
-				struct twheel_batch_run *run, unsigned int n)
+				struct twheel_batch_run *run,
+				unsigned int from, unsigned int to)
 {
 	struct twheel_batch_lock bl;
 	unsigned int i;
 
 	twheel_batch_begin(ctx->wheel, &bl);
-	for (i = 0; i < n; i++) {
+	for (i = from; i < to; i++) {
 		const struct twheel_timer_spec *spec = &run->ops[i].spec;
 		struct twheel_utimer *ut = run->ut[i];
 		int ret;
@@ -938,11 +947,9 @@ static void twheel_batch_locked(struct twheel_ctx *ctx,
 				ret = -EAGAIN;
 				break;
 			}
-			twheel_ut_set(ut, spec);
 			fallthrough;
 		default:
-			if (run->ops[i].op == TWHEEL_OP_ARM)
-				twheel_ut_set(ut, spec);
+			twheel_ut_set(ut, spec);
 			ret = twheel_batch_arm(&bl, &ut->timer, spec->expires,
 					       spec->slack,
 					       twheel_spec_mode(spec));
@@ -976,7 +983,6 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	}
 	switch (run->ops[i].op) {
 	case TWHEEL_OP_ARM:
-		twheel_ut_set(ut, spec);
 		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
 					 twheel_spec_mode(spec));
 		if (ret) {
@@ -1015,28 +1021,64 @@ static int twheel_batch_report(struct twheel_batch_op __user *uop,
 		-EFAULT : 0;
 }
 
-/* Copy a run of records in; EFAULT stops the batch before the record. */
-static int twheel_batch_copy_in(struct twheel_batch_run *run,
-				const u8 __user *uops, u32 op_size,
-				unsigned int n)
+/*
+ * Copy a run of records in.  Returns how many could be read: fewer than
+ * @n when one could not (EFAULT stops the batch before that record).  A
+ * record with unknown fields set becomes TWHEEL_OP_E2BIG, to fail alone.
+ */
+static unsigned int twheel_batch_copy_in(struct twheel_batch_run *run,
+					 const u8 __user *uops, u32 op_size,
+					 unsigned int n)
 {
 	unsigned int i;
 	int ret;
 
-	if (op_size == sizeof(run->ops[0]))
-		return copy_from_user(run->ops, uops, n * op_size) ? -EFAULT : 0;
+	if (op_size == sizeof(run->ops[0]) &&
+	    !copy_from_user(run->ops, uops, n * op_size))
+		return n;
 	for (i = 0; i < n; i++) {
 		ret = copy_struct_from_user(&run->ops[i], sizeof(run->ops[i]),
 					    uops + (size_t)i * op_size, op_size);
-		/* Unknown fields set: fail the record, not the batch. */
 		if (ret == -E2BIG) {
 			memset(&run->ops[i], 0, sizeof(run->ops[i]));
-			run->ops[i].op = U32_MAX;
+			run->ops[i].op = TWHEEL_OP_E2BIG;
 		} else if (ret) {
-			return ret;
+			break;
 		}
 	}
-	return 0;
+	return i;
+}
+
+/*
+ * Process records [@from, @to) of the run.  Their ARMs are charged at once
+ * when the user has room for all of them; else (near a limit, where a
+ * CANCEL before an ARM must make room for it) one record at a time, in
+ * order.  Returns the end of the records processed: short of @to only for
+ * ENOMEM.
+ */
+static unsigned int twheel_batch_process(struct twheel_ctx *ctx,
+					 struct twheel_batch_run *run,
+					 unsigned int from, unsigned int to)
+{
+	unsigned int i, arms = 0, end;
+
+	for (i = from; i < to; i++)
+		arms += run->ops[i].op == TWHEEL_OP_ARM;
+	if (!arms || !twheel_charge(ctx, arms)) {
+		end = twheel_batch_prepare(ctx, run, from, to, arms);
+		twheel_batch_locked(ctx, run, from, end);
+		return end;
+	}
+	for (i = from; i < to; i++) {
+		end = twheel_batch_prepare(ctx, run, i, i + 1, false);
+		if (end == i)
+			return i;
+		twheel_batch_locked(ctx, run, i, end);
+		/* what the record changed must be seen by the next one */
+		run->ret[i] = twheel_batch_finish(ctx, run, i);
+		run->state[i] = run->ret[i] ? TWHEEL_REC_FAILED : TWHEEL_REC_DONE;
+	}
+	return to;
 }
 
 static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
@@ -1063,32 +1105,33 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 
 	while (done < cmd->count && !err) {
 		unsigned int n = min_t(u32, cmd->count - done, TWHEEL_BATCH_RUN);
-		unsigned int i, todo;
+		const u8 __user *urun = uops + (size_t)done * cmd->op_size;
+		unsigned int i, got, end, reported;
 
-		err = twheel_batch_copy_in(run, uops + (size_t)done * cmd->op_size,
-					   cmd->op_size, n);
-		if (err)
-			break;
-		/* Records an E2BIG stood for fail with it. */
-		todo = twheel_batch_prepare(ctx, run, n);
-		for (i = 0; i < todo; i++)
-			if (run->ops[i].op == U32_MAX && run->ret[i] == -EINVAL)
-				run->ret[i] = -E2BIG;
-		if (todo < n)
+		got = twheel_batch_copy_in(run, urun, cmd->op_size, n);
+		if (got < n)
+			err = -EFAULT;
+		end = twheel_batch_process(ctx, run, 0, got);
+		if (end < got)
 			err = -ENOMEM;
-		twheel_batch_locked(ctx, run, todo);
-		for (i = 0; i < todo; i++) {
+		reported = end;
+		for (i = 0; i < end; i++) {
 			struct twheel_batch_op __user *uop = (void __user *)
-				(uops + (size_t)(done + i) * cmd->op_size);
+				(urun + (size_t)i * cmd->op_size);
 			int ret = twheel_batch_finish(ctx, run, i);
 			struct twheel_utimer *ut = run->ut[i];
 			bool armed = run->ops[i].op == TWHEEL_OP_ARM && !ret;
 
-			if (!err && !twheel_batch_report(uop, &run->ops[i],
-							 armed ? twheel_ut_handle(ut) : 0,
-							 ret)) {
+			if (i < reported &&
+			    !twheel_batch_report(uop, &run->ops[i],
+						 armed ? twheel_ut_handle(ut) : 0,
+						 ret)) {
 				failed += !!ret;
 				continue;
+			}
+			if (i < reported) {
+				reported = i;
+				err = -EFAULT;
 			}
 			/*
 			 * Not reported (this record's output could not be
@@ -1098,15 +1141,8 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 			 */
 			if (armed)
 				twheel_do_cancel(ctx, ut);
-			if (!err) {
-				err = -EFAULT;
-				done += i;
-			}
 		}
-		if (!err)
-			done += n;
-		else if (err == -ENOMEM)
-			done += todo;
+		done += reported;
 		if (fatal_signal_pending(current))
 			break;
 		cond_resched();

@@ -37,7 +37,7 @@
 #include <linux/twheel.h>
 
 #include "kselftest_harness.h"
-#include "twheel_selftest.h"
+#include "twheel_utils.h"
 
 #define FAIL_NTH		"/proc/thread-self/fail-nth"
 #define MAKE_IT_FAIL		"/proc/thread-self/make-it-fail"
@@ -72,7 +72,7 @@ static void file_works(struct __test_metadata *_metadata, int fd)
 	struct twheel_event ev;
 	uint64_t h;
 
-	ASSERT_EQ(0, tw_arm(fd, 0, NSEC_PER_MSEC, 0, 0, PROBE_COOKIE, &h));
+	test_ioctl_arm(fd, 0, NSEC_PER_MSEC, 0, 0, PROBE_COOKIE, &h);
 	ASSERT_EQ(0, read_event(fd, &ev));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(PROBE_COOKIE, ev.cookie);
@@ -85,10 +85,10 @@ static void timer_is(struct __test_metadata *_metadata, int fd, uint64_t h,
 {
 	struct twheel_query q;
 
-	ASSERT_EQ(0, tw_query(fd, h, &q)) TH_LOG("handle %#llx",
+	test_ioctl_query(fd, h, &q) TH_LOG("handle %#llx",
 						 (unsigned long long)h);
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-	EXPECT_EQ(cookie, q.cookie);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_EQ(cookie, q.out_cookie);
 }
 
 /* ---- fail-nth ---- */
@@ -281,7 +281,7 @@ FIXTURE_SETUP(fault)
 	 */
 	self->holder = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->holder) TH_LOG("open %s: %s", TWHEEL_DEV, strerror(errno));
-	ASSERT_EQ(0, ioctl(self->holder, TWHEEL_IOC_API, &self->api));
+	test_ioctl_api(self->holder, &self->api);
 }
 
 FIXTURE_TEARDOWN(fault)
@@ -318,7 +318,7 @@ FIXTURE_TEARDOWN(fault)
 static void user_room_exact(struct __test_metadata *_metadata,
 			    const struct twheel_api *api)
 {
-	uint64_t lim = api->max_timers_per_user, per_fd = api->max_timers_per_fd;
+	uint64_t lim = api->out_max_timers_per_user, per_fd = api->out_max_timers_per_fd;
 	uint64_t left = lim, h;
 	int fds[MAX_FILES], nf = 0;
 
@@ -340,13 +340,13 @@ static void user_room_exact(struct __test_metadata *_metadata,
 
 			for (j = 0; j < b; j++)
 				op_set(&ops[j], TWHEEL_OP_ARM, 0, FAR, j);
-			ASSERT_EQ(b, tw_batch(fds[nf], ops, b, NULL));
+			ASSERT_EQ(b, _test_ioctl_batch(fds[nf], ops, b, NULL));
 			for (i = 0; i < b; i++)
-				ASSERT_EQ(0, ops[i].result)
+				ASSERT_EQ(0, ops[i].out_result)
 					TH_LOG("%llu timers of %llu: %s",
 					       (unsigned long long)(lim - left + i),
 					       (unsigned long long)lim,
-					       strerror(-ops[i].result));
+					       strerror(-ops[i].out_result));
 			k -= b;
 			left -= b;
 		}
@@ -355,7 +355,7 @@ static void user_room_exact(struct __test_metadata *_metadata,
 	ASSERT_GT(MAX_FILES, nf);
 	fds[nf] = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fds[nf]);
-	EXPECT_EQ(-ENOSPC, tw_arm(fds[nf], 0, FAR, 0, 0, 0, &h))
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(fds[nf], 0, FAR, 0, 0, 0, &h))
 		TH_LOG("the user has more room than its limit");
 	while (nf >= 0)
 		close(fds[nf--]);
@@ -419,12 +419,12 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < pre; i++)
-			ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]));
+			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
 		if (pre)
-			ASSERT_EQ(0, tw_cancel(fd, hpre[0], NULL));
+			test_ioctl_cancel(fd, hpre[0], NULL);
 
 		inject_begin(_metadata, inj, n);
-		ret = tw_arm(fd, 0, FAR, 0, 0, 1, &h);
+		ret = _test_ioctl_arm(fd, 0, FAR, 0, 0, 1, &h);
 		injected = inject_end(_metadata, inj);
 
 		if (ret) {
@@ -446,11 +446,11 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		}
 		/* a stale handle never names a newer timer */
 		if (pre)
-			EXPECT_EQ(-ENOENT, tw_query(fd, hpre[0], &q));
+			EXPECT_EQ(-ENOENT, _test_ioctl_query(fd, hpre[0], &q));
 		file_works(_metadata, fd);
 		EXPECT_EQ(live + !ret, fd_timers(fd));
 		/* a failed ARM left no handle behind: the next is new */
-		ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 2, &h));
+		test_ioctl_arm(fd, 0, FAR, 0, 0, 2, &h);
 		for (i = 0; i < pre; i++)
 			EXPECT_NE(h, hpre[i]);
 		EXPECT_EQ(live + !ret + 1, fd_timers(fd));
@@ -506,7 +506,7 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < PRE; i++)
-			ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]));
+			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
 		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
 		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
 		op_set(&ops[2], TWHEEL_OP_ARM, 0xdead2, FAR, 12);
@@ -517,7 +517,7 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 		memcpy(orig, ops, sizeof(ops));
 
 		inject_begin(_metadata, &self->inj, n);
-		r = tw_batch(fd, ops, K, &done);
+		r = _test_ioctl_batch(fd, ops, K, &done);
 		injected = inject_end(_metadata, &self->inj);
 
 		if (r < 0) {
@@ -543,21 +543,21 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 				continue;
 			}
 			if (i == 5) {
-				EXPECT_EQ(-ENOENT, ops[i].result);
+				EXPECT_EQ(-ENOENT, ops[i].out_result);
 				continue;
 			}
-			EXPECT_EQ(0, ops[i].result) TH_LOG("record %d: %s", i,
-							   strerror(-ops[i].result));
+			EXPECT_EQ(0, op_res(&ops[i])) TH_LOG("record %d: %s", i,
+							     strerror(-op_res(&ops[i])));
 			if (ops[i].op == TWHEEL_OP_ARM) {
 				timer_is(_metadata, fd, ops[i].handle,
-					 orig[i].cookie);
+					 orig[i].spec.cookie);
 				timers++;
 			}
 		}
 		/* the cancel and the modify took effect iff processed */
 		if (processed > 1) {
 			timers--;
-			EXPECT_EQ(-ENOENT, tw_query(fd, hpre[0], &q));
+			EXPECT_EQ(-ENOENT, _test_ioctl_query(fd, hpre[0], &q));
 		} else {
 			timer_is(_metadata, fd, hpre[0], 100);
 		}
@@ -597,13 +597,13 @@ TEST_F_TIMEOUT(fault, read_enomem, 120)
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < 3; i++)
-			ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, 1 + i, &h[i]));
+			test_ioctl_arm(fd, 0, 0, 0, 0, 1 + i, &h[i]);
 		/* bounded wait until all three events are queued */
 		for (i = 0; i < 3;) {
 			struct twheel_query q;
 
-			ASSERT_EQ(0, tw_query(fd, h[i], &q));
-			if (q.state & TWHEEL_QUERY_EVENT) {
+			test_ioctl_query(fd, h[i], &q);
+			if (q.out_state & TWHEEL_QUERY_EVENT) {
 				i++;
 				continue;
 			}
@@ -626,8 +626,8 @@ TEST_F_TIMEOUT(fault, read_enomem, 120)
 			for (i = 0; i < 3; i++) {
 				struct twheel_query q;
 
-				ASSERT_EQ(0, tw_query(fd, h[i], &q));
-				EXPECT_EQ(TWHEEL_QUERY_EVENT, q.state);
+				test_ioctl_query(fd, h[i], &q);
+				EXPECT_EQ(TWHEEL_QUERY_EVENT, q.out_state);
 			}
 			r = read(fd, ev, sizeof(ev));
 		}
@@ -666,28 +666,29 @@ TEST_F(fault, no_allocation_outside_arm)
 		SKIP(return, "%s", self->skip);
 	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 1, &h1));
-	ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 2, &h2));
+	test_ioctl_arm(fd, 0, FAR, 0, 0, 1, &h1);
+	test_ioctl_arm(fd, 0, FAR, 0, 0, 2, &h2);
 
 	inject_begin(_metadata, &self->inj, 1);
-	EXPECT_EQ(0, tw_modify(fd, h1, 0, FAR, 0, 0, 3));
+	EXPECT_EQ(0, _test_ioctl_modify(fd, h1, 0, FAR, 0, 0, 3));
 	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("MODIFY");
 
 	inject_begin(_metadata, &self->inj, 1);
-	EXPECT_EQ(0, tw_query(fd, h1, &q));
+	EXPECT_EQ(0, _test_ioctl_query(fd, h1, &q));
 	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("QUERY");
-	EXPECT_EQ(3, q.cookie);
+	EXPECT_EQ(3, q.out_cookie);
 
 	inject_begin(_metadata, &self->inj, 1);
 	op_set(&ops[0], TWHEEL_OP_MODIFY, h2, FAR, 4);
 	op_set(&ops[1], TWHEEL_OP_CANCEL, h1, 0, 0);
-	EXPECT_EQ(2, tw_batch(fd, ops, 2, NULL));
+	EXPECT_EQ(2, _test_ioctl_batch(fd, ops, 2, NULL));
 	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("BATCH");
-	EXPECT_EQ(0, ops[0].result);
-	EXPECT_EQ(0, ops[1].result);
+	/* out_result is left alone for a MODIFY or CANCEL that worked */
+	EXPECT_EQ(RESULT_POISON, ops[0].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[1].out_result);
 
 	inject_begin(_metadata, &self->inj, 1);
-	EXPECT_EQ(0, tw_cancel(fd, h2, NULL));
+	EXPECT_EQ(0, _test_ioctl_cancel(fd, h2, NULL));
 	EXPECT_FALSE(inject_end(_metadata, &self->inj)) TH_LOG("CANCEL");
 	EXPECT_EQ(0, fd_timers(fd));
 	close(fd);

@@ -73,9 +73,9 @@
 
 #include <linux/twheel.h>
 
+#include "twheel_utils.h"
+
 #define DEV			"/dev/twheel"
-#define NSEC_PER_MSEC		1000000ULL
-#define NSEC_PER_SEC		1000000000ULL
 #define KTIME_MAX		((uint64_t)INT64_MAX)
 #define EV_SIZE			sizeof(struct twheel_event)
 #define OP_SIZE			sizeof(struct twheel_batch_op)
@@ -95,7 +95,6 @@
 #define BIT_ULL(n)		(1ULL << (n))
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #define COOKIE_PERIODIC		BIT_ULL(47)
-#define POISON			((int64_t)0x5a5a5a5a5a5a5a5aLL)
 
 /* errno sets as bit masks; bit 0 stands for success. */
 #define B(e)			BIT_ULL(e)
@@ -172,31 +171,6 @@ struct fz {
 static struct fz workers[MAX_THREADS];
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static void pause_ns(uint64_t ns)
-{
-	struct timespec ts = { .tv_sec = ns / NSEC_PER_SEC, .tv_nsec = ns % NSEC_PER_SEC };
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	/* xorshift64* */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
 
 static unsigned int pct(struct fz *z)
 {
@@ -346,7 +320,7 @@ static void gen_arm(struct fz *z, struct armp *a)
 	else if (p < 99)
 		a->period = 10 * NSEC_PER_MSEC + rnd(&z->rng) % (90 * NSEC_PER_MSEC);
 	else if (rnd(&z->rng) % 2)
-		a->period = 1 + rnd(&z->rng) % api0.tick_ns;	/* may be < tick */
+		a->period = 1 + rnd(&z->rng) % api0.out_tick_ns;	/* may be < tick */
 	else
 		a->period = rnd(&z->rng);
 
@@ -359,7 +333,7 @@ static bool arm_valid(const struct armp *a)
 {
 	return !(a->flags & ~TWHEEL_ARM_ABS) && !a->reserved &&
 	       a->expires <= KTIME_MAX && a->period <= KTIME_MAX &&
-	       a->slack <= KTIME_MAX && !(a->period && a->period < api0.tick_ns);
+	       a->slack <= KTIME_MAX && !(a->period && a->period < api0.out_tick_ns);
 }
 
 /*
@@ -444,88 +418,173 @@ static void check_event(const struct twheel_event *ev, uint64_t seen)
 
 /* ---- ioctl actions ---------------------------------------------------------- */
 
+/*
+ * The @size a structure of @len bytes is passed with: mostly @len; below
+ * the first version (EINVAL); longer with a zero tail (as @len); longer with
+ * a non-zero byte in the tail (E2BIG).  @raw holds the structure and room
+ * for the tail; returns how many bytes of it to place.
+ */
+enum { SZ_EXACT, SZ_SHORT, SZ_LONG0, SZ_LONGX };
+#define SZ_TAIL		32
+
+static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind)
+{
+	unsigned int p = pct(z);
+	uint32_t size = len;
+
+	memset(raw + len, 0, SZ_TAIL);
+	*skind = p < 94 ? SZ_EXACT : p < 96 ? SZ_SHORT : p < 98 ? SZ_LONG0 : SZ_LONGX;
+	switch (*skind) {
+	case SZ_SHORT:
+		size = rnd(&z->rng) % len;
+		break;
+	case SZ_LONG0:
+		size = len + 1 + rnd(&z->rng) % SZ_TAIL;
+		break;
+	case SZ_LONGX:
+		size = len + 1 + rnd(&z->rng) % SZ_TAIL;
+		raw[len + rnd(&z->rng) % (size - len)] = 1 + rnd(&z->rng) % 255;
+		break;
+	}
+	memcpy(raw, &size, sizeof(size));
+	return size > len ? size : len;
+}
+
+/*
+ * The errors the size of a structure at @kind decides, before its fields:
+ * 0 if they decide nothing.  A structure straddling the guard page may
+ * have its @size read before the fault.
+ */
+static uint64_t size_errors(int kind, int skind)
+{
+	if (!readable(kind))
+		return B(EFAULT) | (kind == A_STRADDLE && skind == SZ_SHORT ? B(EINVAL) : 0);
+	if (skind == SZ_SHORT)
+		return B(EINVAL);
+	if (skind == SZ_LONGX)
+		return B(E2BIG);
+	return 0;
+}
+
 static void do_api(struct fz *z)
 {
-	struct twheel_api a, buf;
-	int kind = pick_kind(z), err, fd = pick_fd(z);
+	unsigned char raw[sizeof(struct twheel_api) + SZ_TAIL], buf[sizeof(raw)];
+	int kind = pick_kind(z), err, fd = pick_fd(z), skind;
+	struct twheel_api a;
+	uint64_t allowed;
+	size_t len;
 	void *p;
 
-	memset(&a, 0xa5, sizeof(a));
-	p = place(z, &a, sizeof(a), kind, &buf);
+	memset(&a, 0xa5, sizeof(a));	/* outputs: garbage in */
+	a.flags = pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1;
+	a.__reserved = pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1;
+	memcpy(raw, &a, sizeof(a));
+	len = pick_size(z, raw, sizeof(a), &skind);
+	p = place(z, raw, len, kind, buf);
 	err = ioctl(fd, TWHEEL_IOC_API, p) ? errno : 0;
-	ioctl_result("API", err, never_open(fd) ? B(EBADF) : writable(kind) ? OK : B(EFAULT));
+	if (never_open(fd))
+		allowed = B(EBADF);
+	else if (size_errors(kind, skind))
+		allowed = size_errors(kind, skind);
+	else if (a.flags || a.__reserved)
+		allowed = B(EINVAL);
+	else
+		allowed = writable(kind) ? OK : B(EFAULT);
+	ioctl_result("API", err, allowed);
 	if (err)
 		return;
 	memcpy(&a, p, sizeof(a));
-	if (a.abi_version != api0.abi_version || a.event_size != EV_SIZE ||
-	    a.features != api0.features || a.tick_ns != api0.tick_ns ||
-	    a.slots != api0.slots || a.max_batch != api0.max_batch ||
-	    a.max_timers_per_fd != api0.max_timers_per_fd ||
-	    a.max_timers_per_user != api0.max_timers_per_user)
+	if (a.out_abi_version != api0.out_abi_version || a.out_event_size != EV_SIZE ||
+	    a.out_features != api0.out_features || a.out_tick_ns != api0.out_tick_ns ||
+	    a.out_slots != api0.out_slots || a.out_max_batch != api0.out_max_batch ||
+	    a.out_batch_op_size != OP_SIZE ||
+	    a.out_max_timers_per_fd != api0.out_max_timers_per_fd ||
+	    a.out_max_timers_per_user != api0.out_max_timers_per_user)
 		viol("API changed: abi %u size %u features %#" PRIx64 " tick %" PRIu64 " batch %u",
-		     a.abi_version, a.event_size, (uint64_t)a.features, (uint64_t)a.tick_ns,
-		     a.max_batch);
+		     a.out_abi_version, a.out_event_size, (uint64_t)a.out_features, (uint64_t)a.out_tick_ns,
+		     a.out_max_batch);
+}
+
+static void spec_of(struct twheel_timer_spec *s, const struct armp *ap, uint64_t cookie)
+{
+	*s = (struct twheel_timer_spec){
+		.flags = ap->flags, .__reserved = ap->reserved,
+		.expires = ap->expires, .period = ap->period, .slack = ap->slack,
+		.cookie = cookie,
+	};
+}
+
+/* The flags of an ioctl structure: must be 0. */
+static uint32_t gen_flags(struct fz *z)
+{
+	return pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1;
 }
 
 static void do_arm(struct fz *z)
 {
-	struct twheel_arm a, buf;
+	unsigned char raw[sizeof(struct twheel_arm) + SZ_TAIL], buf[sizeof(raw)];
+	int kind = pick_kind(z), err, fd = pick_fd(z), skind;
+	struct twheel_arm a;
 	struct armp ap;
-	int kind = pick_kind(z), err, fd = pick_fd(z);
 	uint64_t allowed;
+	size_t len;
 	void *p;
 
 	gen_arm(z, &ap);
 	a = (struct twheel_arm){
-		.flags = ap.flags, .__reserved = ap.reserved,
-		.handle = rnd(&z->rng),			/* output only */
-		.expires = ap.expires, .period = ap.period, .slack = ap.slack,
-		/* an arm whose handle cannot be written back must be undone */
-		.cookie = cookie(z, kind == A_RO ? UNDO_MAGIC : FZ_MAGIC, ap.period),
+		.flags = gen_flags(z),
+		.out_handle = rnd(&z->rng),			/* output only */
 	};
-	p = place(z, &a, sizeof(a), kind, &buf);
+	/* an arm whose handle cannot be written back must be undone */
+	spec_of(&a.spec, &ap, cookie(z, kind == A_RO ? UNDO_MAGIC : FZ_MAGIC, ap.period));
+	memcpy(raw, &a, sizeof(a));
+	len = pick_size(z, raw, sizeof(a), &skind);
+	p = place(z, raw, len, kind, buf);
 	err = ioctl(fd, TWHEEL_IOC_ARM, p) ? errno : 0;
 	if (never_open(fd))
 		allowed = B(EBADF);
-	else if (!readable(kind))
-		allowed = B(EFAULT);
-	else if (!arm_valid(&ap))
+	else if (size_errors(kind, skind))
+		allowed = size_errors(kind, skind);
+	else if (a.flags || !arm_valid(&ap))
 		allowed = B(EINVAL);
 	else
 		allowed = B(ENOSPC) | B(ENOMEM) | (kind == A_RO ? B(EFAULT) : OK);
 	ioctl_result("ARM", err, allowed);
 	if (!err) {
 		memcpy(&a, p, sizeof(a));
-		if (impossible_handle(a.handle))
-			viol("ARM returned handle %#" PRIx64, (uint64_t)a.handle);
-		remember(z, a.handle);
+		if (impossible_handle(a.out_handle))
+			viol("ARM returned handle %#" PRIx64, (uint64_t)a.out_handle);
+		remember(z, a.out_handle);
 	}
 }
 
 static void do_modify(struct fz *z)
 {
-	struct twheel_arm a, buf;
+	unsigned char raw[sizeof(struct twheel_modify) + SZ_TAIL], buf[sizeof(raw)];
+	int kind = pick_kind(z), err, fd = pick_fd(z), skind;
+	struct twheel_modify m;
 	struct armp ap;
-	int kind = pick_kind(z), err, fd = pick_fd(z);
 	uint64_t allowed;
+	size_t len;
 	void *p;
 
 	gen_arm(z, &ap);
-	a = (struct twheel_arm){
-		.flags = ap.flags, .__reserved = ap.reserved,
+	m = (struct twheel_modify){
+		.flags = gen_flags(z),
 		.handle = pick_handle(z),
-		.expires = ap.expires, .period = ap.period, .slack = ap.slack,
-		.cookie = cookie(z, FZ_MAGIC, ap.period),
 	};
-	p = place(z, &a, sizeof(a), kind, &buf);
+	spec_of(&m.spec, &ap, cookie(z, FZ_MAGIC, ap.period));
+	memcpy(raw, &m, sizeof(m));
+	len = pick_size(z, raw, sizeof(m), &skind);
+	p = place(z, raw, len, kind, buf);
 	err = ioctl(fd, TWHEEL_IOC_MODIFY, p) ? errno : 0;
 	if (never_open(fd))
 		allowed = B(EBADF);
-	else if (!readable(kind))
-		allowed = B(EFAULT);
-	else if (!arm_valid(&ap))
+	else if (size_errors(kind, skind))
+		allowed = size_errors(kind, skind);
+	else if (m.flags || !arm_valid(&ap))
 		allowed = B(EINVAL);
-	else if (impossible_handle(a.handle))
+	else if (impossible_handle(m.handle))
 		allowed = B(ENOENT);
 	else
 		allowed = OK | B(ENOENT);
@@ -534,23 +593,28 @@ static void do_modify(struct fz *z)
 
 static void do_cancel(struct fz *z)
 {
-	struct twheel_cancel c, buf;
-	int kind = pick_kind(z), err, fd = pick_fd(z);
+	unsigned char raw[sizeof(struct twheel_cancel) + SZ_TAIL], buf[sizeof(raw)];
+	int kind = pick_kind(z), err, fd = pick_fd(z), skind;
+	struct twheel_cancel c;
 	uint64_t allowed;
+	size_t len;
 	void *p;
 
 	c = (struct twheel_cancel){
 		.handle = pick_handle(z),
-		.flags = pct(z) < 95 ? 0 : (uint32_t)rnd(&z->rng) | 1,
-		.status = (uint32_t)rnd(&z->rng),	/* output only */
+		.flags = gen_flags(z),
+		.out_status = (uint32_t)rnd(&z->rng),	/* output only */
+		.__reserved = gen_flags(z),
 	};
-	p = place(z, &c, sizeof(c), kind, &buf);
+	memcpy(raw, &c, sizeof(c));
+	len = pick_size(z, raw, sizeof(c), &skind);
+	p = place(z, raw, len, kind, buf);
 	err = ioctl(fd, TWHEEL_IOC_CANCEL, p) ? errno : 0;
 	if (never_open(fd))
 		allowed = B(EBADF);
-	else if (!readable(kind))
-		allowed = B(EFAULT);
-	else if (c.flags)
+	else if (size_errors(kind, skind))
+		allowed = size_errors(kind, skind);
+	else if (c.flags || c.__reserved)
 		allowed = B(EINVAL);
 	else if (impossible_handle(c.handle))
 		allowed = B(ENOENT);
@@ -559,29 +623,34 @@ static void do_cancel(struct fz *z)
 	ioctl_result("CANCEL", err, allowed);
 	if (!err) {
 		memcpy(&c, p, sizeof(c));
-		if (c.status != TWHEEL_CANCEL_PENDING && c.status != TWHEEL_CANCEL_FIRED)
-			viol("CANCEL status %u", c.status);
+		if (c.out_status != TWHEEL_CANCEL_PENDING && c.out_status != TWHEEL_CANCEL_FIRED)
+			viol("CANCEL status %u", c.out_status);
 	}
 }
 
 static void do_query(struct fz *z)
 {
-	struct twheel_query q, buf;
-	int kind = pick_kind(z), err, fd = pick_fd(z);
+	unsigned char raw[sizeof(struct twheel_query) + SZ_TAIL], buf[sizeof(raw)];
+	int kind = pick_kind(z), err, fd = pick_fd(z), skind;
+	struct twheel_query q;
 	uint64_t allowed, h;
+	size_t len;
 	void *p;
 
 	memset(&q, 0xa5, sizeof(q));	/* outputs: garbage in */
 	h = pick_handle(z);
 	q.handle = h;
-	q.flags = pct(z) < 95 ? 0 : (uint32_t)rnd(&z->rng) | 1;
-	p = place(z, &q, sizeof(q), kind, &buf);
+	q.flags = gen_flags(z);
+	q.__reserved = gen_flags(z);
+	memcpy(raw, &q, sizeof(q));
+	len = pick_size(z, raw, sizeof(q), &skind);
+	p = place(z, raw, len, kind, buf);
 	err = ioctl(fd, TWHEEL_IOC_QUERY, p) ? errno : 0;
 	if (never_open(fd))
 		allowed = B(EBADF);
-	else if (!readable(kind))
-		allowed = B(EFAULT);
-	else if (q.flags)
+	else if (size_errors(kind, skind))
+		allowed = size_errors(kind, skind);
+	else if (q.flags || q.__reserved)
 		allowed = B(EINVAL);
 	else if (impossible_handle(h))
 		allowed = B(ENOENT);
@@ -592,16 +661,16 @@ static void do_query(struct fz *z)
 		return;
 	memcpy(&q, p, sizeof(q));
 	if (q.handle != h || q.flags ||
-	    (q.state & ~(uint32_t)(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT)) ||
-	    (!(q.state & TWHEEL_QUERY_PENDING) && (q.expires || q.remaining)) ||
-	    ((q.state & TWHEEL_QUERY_PENDING) && q.remaining > q.expires) ||
-	    q.cookie >> 48 != FZ_MAGIC ||
-	    !!(q.cookie & COOKIE_PERIODIC) != !!q.period ||
-	    (q.period && q.period < api0.tick_ns))
+	    (q.out_state & ~(uint32_t)(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT)) ||
+	    (!(q.out_state & TWHEEL_QUERY_PENDING) && (q.out_expires || q.out_remaining)) ||
+	    ((q.out_state & TWHEEL_QUERY_PENDING) && q.out_remaining > q.out_expires) ||
+	    q.out_cookie >> 48 != FZ_MAGIC ||
+	    !!(q.out_cookie & COOKIE_PERIODIC) != !!q.out_period ||
+	    (q.out_period && q.out_period < api0.out_tick_ns))
 		viol("QUERY %#" PRIx64 ": handle %#" PRIx64 " state %#x remaining %" PRIu64
 		     " expires %" PRIu64 " period %" PRIu64 " cookie %#" PRIx64,
-		     h, (uint64_t)q.handle, q.state, (uint64_t)q.remaining,
-		     (uint64_t)q.expires, (uint64_t)q.period, (uint64_t)q.cookie);
+		     h, (uint64_t)q.handle, q.out_state, (uint64_t)q.out_remaining,
+		     (uint64_t)q.out_expires, (uint64_t)q.out_period, (uint64_t)q.out_cookie);
 }
 
 /* An ioctl command that is not one of ours: must be ENOTTY. */
@@ -610,14 +679,24 @@ static void do_badcmd(struct fz *z)
 	static const unsigned int good[] = {
 		TWHEEL_IOC_API, TWHEEL_IOC_ARM, TWHEEL_IOC_MODIFY,
 		TWHEEL_IOC_CANCEL, TWHEEL_IOC_QUERY, TWHEEL_IOC_BATCH,
+		TWHEEL_V1_IOC_API,	/* still answers */
 	};
 	unsigned int cmd, type, i, p = pct(z);
 	char buf[256] = { 0 };
 	int err, fd = pick_fd(z);
 
-	if (p < 40)	/* one of ours with another size or direction */
-		cmd = _IOC(rnd(&z->rng) % 4, TWHEEL_IOCTL_MAGIC, rnd(&z->rng) % 6,
+	/*
+	 * One of ours (version 1's numbers, or version 2's) with a size or
+	 * direction; version 1's exact commands are among them.
+	 */
+	if (p < 40)
+		cmd = _IOC(rnd(&z->rng) % 4, TWHEEL_IOCTL_MAGIC,
+			   (rnd(&z->rng) % 2 ? TWHEEL_CMD_BASE : 0) + rnd(&z->rng) % 6,
 			   rnd(&z->rng) % 2 ? rnd(&z->rng) % 256 : rnd(&z->rng) % (1 << 14));
+	else if (p < 45)	/* exactly a version 1 command */
+		cmd = (unsigned int[]){ TWHEEL_V1_IOC_ARM, TWHEEL_V1_IOC_MODIFY,
+					TWHEEL_V1_IOC_CANCEL, TWHEEL_V1_IOC_QUERY,
+					TWHEEL_V1_IOC_BATCH }[rnd(&z->rng) % 5];
 	else if (p < 70)	/* our type, another number */
 		cmd = _IOC(rnd(&z->rng) % 4, TWHEEL_IOCTL_MAGIC, 6 + rnd(&z->rng) % 250,
 			   rnd(&z->rng) % 64);
@@ -642,7 +721,7 @@ static void gen_record(struct fz *z, struct twheel_batch_op *op, bool big)
 	struct armp ap;
 
 	memset(op, 0, sizeof(*op));
-	op->result = POISON;
+	op->out_result = RESULT_POISON;
 	if (big && p < 92) {
 		op->op = TWHEEL_OP_CANCEL;
 		op->handle = rnd(&z->rng) | 1ULL << 40;	/* impossible */
@@ -652,21 +731,21 @@ static void gen_record(struct fz *z, struct twheel_batch_op *op, bool big)
 	p = pct(z);
 	op->op = p < 55 ? TWHEEL_OP_ARM : p < 72 ? TWHEEL_OP_MODIFY :
 		 p < 92 ? TWHEEL_OP_CANCEL : p < 96 ? 0 : (uint32_t)rnd(&z->rng);
-	op->flags = ap.flags;
 	op->handle = op->op == TWHEEL_OP_ARM ? rnd(&z->rng) : pick_handle(z);
-	if (op->op == TWHEEL_OP_CANCEL)
-		op->flags = pct(z) < 95 ? 0 : (uint32_t)rnd(&z->rng) | 1;
-	op->expires = ap.expires;
-	op->period = ap.period;
-	op->slack = ap.slack;
-	op->cookie = cookie(z, FZ_MAGIC, ap.period);
+	/* CANCEL ignores the spec, garbage or not */
+	spec_of(&op->spec, &ap, 0);
+	op->spec.expires = ap.expires;
+	op->spec.period = ap.period;
+	op->spec.slack = ap.slack;
+	op->spec.cookie = cookie(z, FZ_MAGIC, ap.period);
 }
 
 static uint64_t record_allowed(const struct twheel_batch_op *op)
 {
 	struct armp ap = {
-		.flags = op->flags, .expires = op->expires,
-		.period = op->period, .slack = op->slack,
+		.flags = op->spec.flags, .reserved = op->spec.__reserved,
+		.expires = op->spec.expires, .period = op->spec.period,
+		.slack = op->spec.slack,
 	};
 
 	switch (op->op) {
@@ -677,8 +756,6 @@ static uint64_t record_allowed(const struct twheel_batch_op *op)
 			return B(EINVAL);
 		return impossible_handle(op->handle) ? B(ENOENT) : OK | B(ENOENT);
 	case TWHEEL_OP_CANCEL:
-		if (op->flags)
-			return B(EINVAL);
 		return impossible_handle(op->handle) ? B(ENOENT) : OK | B(ENOENT);
 	default:
 		return B(EINVAL);
@@ -687,8 +764,12 @@ static uint64_t record_allowed(const struct twheel_batch_op *op)
 
 static void do_batch(struct fz *z)
 {
-	uint32_t max = api0.max_batch, count, nrec, i, want = 0;
-	struct twheel_batch b, bbuf;
+	uint32_t max = api0.out_max_batch, count, nrec, i, want = 0;
+	unsigned char raw[sizeof(struct twheel_batch) + SZ_TAIL], bbuf[sizeof(raw)];
+	uint32_t nfailed = 0;
+	struct twheel_batch b;
+	size_t len;
+	int szkind;
 	struct twheel_batch_op *in = NULL, out;
 	unsigned char *ops;
 	int skind, okind, err, fd = pick_fd(z);
@@ -733,7 +814,7 @@ static void do_batch(struct fz *z)
 			gen_record(z, &in[i], nrec > 4096);
 			/* arms in a read-only buffer must be undone */
 			if (okind == A_RO && in[i].op == TWHEEL_OP_ARM)
-				in[i].cookie = cookie(z, UNDO_MAGIC, in[i].period);
+				in[i].spec.cookie = cookie(z, UNDO_MAGIC, in[i].spec.period);
 		}
 		if (okind == A_RO) {
 			ops = place(z, in, n * OP_SIZE, A_RO, NULL);
@@ -749,13 +830,17 @@ static void do_batch(struct fz *z)
 
 	b = (struct twheel_batch){
 		.ops = (uintptr_t)ops, .count = count,
-		.flags = pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1,
-		.done = (uint32_t)rnd(&z->rng),
-		.__reserved = pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1,
+		.flags = gen_flags(z),
+		/* below the first version, 1% */
+		.op_size = pct(z) < 99 ? OP_SIZE : rnd(&z->rng) % OP_SIZE,
+		.out_done = (uint32_t)rnd(&z->rng),
+		.out_failed = (uint32_t)rnd(&z->rng),
 	};
+	memcpy(raw, &b, sizeof(b));
+	len = pick_size(z, raw, sizeof(b), &szkind);
 	p = pct(z);
 	skind = p < 90 ? A_GOOD : p < 94 ? A_RO : p < 96 ? A_STRADDLE : p < 98 ? A_NULL : A_KERNEL;
-	bp = place(z, &b, sizeof(b), skind, &bbuf);
+	bp = place(z, raw, len, skind, bbuf);
 
 	ret = ioctl(fd, TWHEEL_IOC_BATCH, bp);
 	err = ret < 0 ? errno : 0;
@@ -768,10 +853,13 @@ static void do_batch(struct fz *z)
 	/* the expected outcome */
 	if (never_open(fd))
 		allowed = B(EBADF);
-	else if (!readable(skind))
-		allowed = B(EFAULT);
-	else if (b.flags || b.__reserved)
+	else if (size_errors(skind, szkind))
+		allowed = size_errors(skind, szkind);
+	else if (b.flags)
 		allowed = B(EINVAL);
+	else if (b.op_size < OP_SIZE)	/* whether or not count is checked first */
+		allowed = B(EINVAL) | (count > max ? B(E2BIG) : 0) |
+			  (!count ? (writable(skind) ? OK : B(EFAULT)) : 0);
 	else if (count > max)
 		allowed = B(E2BIG);
 	else if (!count)
@@ -785,8 +873,8 @@ static void do_batch(struct fz *z)
 	if (chaos)
 		allowed |= B(EBADF);
 	if (err >= 64 || !(allowed & B(err))) {
-		viol("BATCH (count %u, ops kind %d, struct kind %d, flags %#x/%#x): %s",
-		     count, okind, skind, b.flags, b.__reserved, errname(err));
+		viol("BATCH (count %u, ops kind %d, struct kind %d, size kind %d, flags %#x, op_size %u): %s",
+		     count, okind, skind, szkind, b.flags, b.op_size, errname(err));
 		goto out;
 	}
 	if (err || !(allowed & OK))
@@ -795,21 +883,24 @@ static void do_batch(struct fz *z)
 	/* processed: exactly the readable records; only ENOMEM stops early */
 	if (ret != want) {
 		memcpy(&out, ops + (ret > 0 && ret < want ? ret : 0) * OP_SIZE, OP_SIZE);
-		if (ret > 0 && ret < want && out.result == POISON) {
+		if (ret > 0 && ret < want && out.out_result == RESULT_POISON) {
 			add(&st->batch_short, 1);
 		} else {
 			viol("BATCH of %u (%u readable) returned %ld", count, want, ret);
 			goto out;
 		}
 	}
-	if (writable(skind) && ((struct twheel_batch *)bp)->done != ret)
-		viol("BATCH returned %ld, done %u", ret, ((struct twheel_batch *)bp)->done);
+	if (writable(skind) && ((struct twheel_batch *)bp)->out_done != ret)
+		viol("BATCH returned %ld, done %u", ret, ((struct twheel_batch *)bp)->out_done);
 	for (i = 0; i < want; i++) {
 		uint64_t ok = record_allowed(&in[i]);
 		int64_t r;
 
 		memcpy(&out, ops + i * OP_SIZE, OP_SIZE);
-		r = out.result;
+		/* written for a failure and for ARM only */
+		r = out.out_result;
+		if (r == RESULT_POISON && in[i].op != TWHEEL_OP_ARM)
+			r = 0;
 		if (i >= ret) {
 			/* after the last processed: untouched */
 			if (memcmp(&out, &in[i], OP_SIZE))
@@ -817,15 +908,22 @@ static void do_batch(struct fz *z)
 			continue;
 		}
 		add(&st->batch_records, 1);
+		nfailed += r != 0;
 		if (r > 0 || r < -63 || !(ok & B(-r)))
 			viol("BATCH record %u (op %u flags %#x handle %#" PRIx64
 			     "): result %" PRId64,
-			     i, in[i].op, in[i].flags, (uint64_t)in[i].handle, r);
+			     i, in[i].op, in[i].spec.flags, (uint64_t)in[i].handle, r);
 		else if (!r && in[i].op == TWHEEL_OP_ARM && impossible_handle(out.handle))
 			viol("BATCH arm: handle %#" PRIx64, (uint64_t)out.handle);
 		else if (!r && in[i].op == TWHEEL_OP_ARM && rnd(&z->rng) % 4 == 0)
 			remember(z, out.handle);
+		else if (r && in[i].op == TWHEEL_OP_ARM && out.handle != in[i].handle)
+			viol("BATCH arm failed with %" PRId64 " but wrote a handle", r);
 	}
+	if (writable(skind) && ret == want &&
+	    ((struct twheel_batch *)bp)->out_failed != nfailed)
+		viol("BATCH: %u records failed, out_failed %u", nfailed,
+		     ((struct twheel_batch *)bp)->out_failed);
 out:
 	free(in);
 }
@@ -1102,7 +1200,7 @@ static void on_usr1(int sig)
 
 static int setup_worker(struct fz *z, int id, uint64_t seed, bool chaos_thread)
 {
-	size_t rw = ((size_t)api0.max_batch * OP_SIZE + pagesz - 1) & ~(pagesz - 1);
+	size_t rw = ((size_t)api0.out_max_batch * OP_SIZE + pagesz - 1) & ~(pagesz - 1);
 	unsigned char *m;
 
 	memset(z, 0, sizeof(*z));
@@ -1352,7 +1450,10 @@ static void *race_waiter(void *arg)
 static void *race_batcher(void *arg)
 {
 	struct race *r = arg;
-	struct twheel_batch b = { .ops = (uintptr_t)r->ops, .count = r->nops };
+	struct twheel_batch b = {
+		.size = sizeof(b), .ops = (uintptr_t)r->ops,
+		.count = r->nops, .op_size = OP_SIZE,
+	};
 
 	r->batch_ret = ioctl(r->fd, TWHEEL_IOC_BATCH, &b);
 	r->batch_err = r->batch_ret < 0 ? errno : 0;
@@ -1373,7 +1474,10 @@ static void *race_batcher(void *arg)
  */
 static int open_with_timer(uint64_t delay_ms, uint64_t ck)
 {
-	struct twheel_arm a = { .expires = delay_ms * NSEC_PER_MSEC, .cookie = ck };
+	struct twheel_arm a = {
+		.size = sizeof(a),
+		.spec.expires = delay_ms * NSEC_PER_MSEC, .spec.cookie = ck,
+	};
 	int fd = open(DEV, O_RDWR | O_CLOEXEC);
 	uint64_t t0 = now_ns(), waited;
 	int err = 0;
@@ -1428,15 +1532,15 @@ static bool race_once(struct fz *z, struct race *r, int variant)
 	r->entered = 0;
 	/* within the limits, leaving room for the timers that wake the reader */
 	r->nops = 2048;
-	if (api0.max_timers_per_fd < r->nops)
-		r->nops = api0.max_timers_per_fd;
-	if (api0.max_timers_per_user / 2 < r->nops)
-		r->nops = api0.max_timers_per_user / 2;
+	if (api0.out_max_timers_per_fd < r->nops)
+		r->nops = api0.out_max_timers_per_fd;
+	if (api0.out_max_timers_per_user / 2 < r->nops)
+		r->nops = api0.out_max_timers_per_user / 2;
 	for (i = 0; i < r->nops; i++)
 		r->ops[i] = (struct twheel_batch_op){
 			.op = TWHEEL_OP_ARM,
-			.expires = (5 + rnd(&z->rng) % 30) * NSEC_PER_MSEC,
-			.cookie = ck | (uint64_t)(i + 1) << 32,
+			.spec.expires = (5 + rnd(&z->rng) % 30) * NSEC_PER_MSEC,
+			.spec.cookie = ck | (uint64_t)(i + 1) << 32,
 		};
 	if (variant == 1) {	/* dup2 onto it: that file wakes a reader too */
 		other = open_with_timer(20, ck);
@@ -1591,8 +1695,9 @@ static bool arm_many(int fd, uint64_t base, int n, uint64_t *handles)
 
 	for (i = 0; i < n; i++) {
 		struct twheel_arm a = {
-			.expires = (1 + i % 40) * NSEC_PER_MSEC,
-			.cookie = base + i,
+			.size = sizeof(a),
+			.spec.expires = (1 + i % 40) * NSEC_PER_MSEC,
+			.spec.cookie = base + i,
 		};
 
 		if (ioctl(fd, TWHEEL_IOC_ARM, &a)) {
@@ -1600,7 +1705,7 @@ static bool arm_many(int fd, uint64_t base, int n, uint64_t *handles)
 			return false;
 		}
 		if (handles)
-			handles[i] = a.handle;
+			handles[i] = a.out_handle;
 	}
 	return true;
 }
@@ -1648,7 +1753,7 @@ static bool phase_share(void)
 		ok = false;
 	}
 	for (i = 0; i < SHARE_N; i++) {
-		struct twheel_cancel c = { .handle = handles[i] };
+		struct twheel_cancel c = { .size = sizeof(c), .handle = handles[i] };
 
 		if (!ioctl(fd, TWHEEL_IOC_CANCEL, &c) || errno != ENOENT) {
 			viol("CANCEL of a timer whose event was read: %s",
@@ -1672,7 +1777,10 @@ static bool phase_share(void)
 	pid = fork();
 	if (!pid) {
 		int cfd = open(DEV, O_RDWR | O_CLOEXEC);
-		struct twheel_arm a = { .period = api0.tick_ns, .cookie = FZ_MAGIC << 48 };
+		struct twheel_arm a = {
+			.size = sizeof(a), .spec.period = api0.out_tick_ns,
+			.spec.cookie = FZ_MAGIC << 48,
+		};
 
 		if (cfd < 0 || ioctl(cfd, TWHEEL_IOC_ARM, &a) ||
 		    !arm_many(cfd, base, SHARE_N, NULL))
@@ -1786,18 +1894,18 @@ int main(int argc, char **argv)
 	}
 	printf("%sTAP version 13\n%s1..3\n", opt.indent, opt.indent);
 	fd = open(DEV, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, TWHEEL_IOC_API, &api0)) {
+	if (fd < 0 || _test_ioctl_api(fd, &api0)) {
 		printf("%sBail out! %s: %s\n", opt.indent, DEV, strerror(errno));
 		return 1;
 	}
 	close(fd);
 	printf("%s# seed %" PRIu64 "; tick %" PRIu64 " ns, max_batch %u, max_timers_per_fd %" PRIu64
 	       ", max_timers_per_user %" PRIu64 "\n", opt.indent, opt.seed,
-	       (uint64_t)api0.tick_ns, api0.max_batch, (uint64_t)api0.max_timers_per_fd,
-	       (uint64_t)api0.max_timers_per_user);
-	if (api0.abi_version != TWHEEL_ABI_VERSION || api0.event_size != EV_SIZE ||
-	    !api0.max_batch || !api0.tick_ns || !api0.max_timers_per_fd ||
-	    !api0.max_timers_per_user) {
+	       (uint64_t)api0.out_tick_ns, api0.out_max_batch, (uint64_t)api0.out_max_timers_per_fd,
+	       (uint64_t)api0.out_max_timers_per_user);
+	if (api0.out_abi_version != TWHEEL_ABI_VERSION || api0.out_event_size != EV_SIZE ||
+	    !api0.out_max_batch || !api0.out_tick_ns || !api0.out_max_timers_per_fd ||
+	    !api0.out_max_timers_per_user) {
 		printf("%sBail out! unexpected TWHEEL_IOC_API answer\n", opt.indent);
 		return 1;
 	}

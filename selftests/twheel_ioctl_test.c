@@ -48,7 +48,7 @@
 #include <linux/twheel.h>
 
 #include "kselftest_harness.h"
-#include "twheel_selftest.h"
+#include "twheel_utils.h"
 
 #define EV_SIZE			sizeof(struct twheel_event)
 /* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
@@ -59,13 +59,16 @@
 				 TWHEEL_FEATURE_QUERY)
 
 /* The ABI promises one layout for 32 and 64-bit callers. */
-static_assert(sizeof(struct twheel_api) == 48, "twheel_api layout");
-static_assert(sizeof(struct twheel_arm) == 48, "twheel_arm layout");
-static_assert(sizeof(struct twheel_cancel) == 16, "twheel_cancel layout");
-static_assert(sizeof(struct twheel_query) == 48, "twheel_query layout");
+static_assert(sizeof(struct twheel_api) == 64, "twheel_api layout");
+static_assert(sizeof(struct twheel_timer_spec) == 40, "twheel_timer_spec layout");
+static_assert(sizeof(struct twheel_arm) == 56, "twheel_arm layout");
+static_assert(sizeof(struct twheel_modify) == 56, "twheel_modify layout");
+static_assert(sizeof(struct twheel_cancel) == 24, "twheel_cancel layout");
+static_assert(sizeof(struct twheel_query) == 56, "twheel_query layout");
 static_assert(sizeof(struct twheel_batch_op) == 56, "twheel_batch_op layout");
-static_assert(sizeof(struct twheel_batch) == 24, "twheel_batch layout");
+static_assert(sizeof(struct twheel_batch) == 32, "twheel_batch layout");
 static_assert(sizeof(struct twheel_event) == 48, "twheel_event layout");
+static_assert(sizeof(struct twheel_v1_api) == 48, "version 1 twheel_api layout");
 
 /*
  * Pointer checks through uintptr_t: the harness prints values as
@@ -122,37 +125,6 @@ static void *readonly_copy(const void *src, size_t len)
 		return NULL;
 	}
 	return p;
-}
-
-static void op_arm(struct twheel_batch_op *op, uint32_t flags, uint64_t expires,
-		   uint64_t period, uint64_t cookie)
-{
-	memset(op, 0, sizeof(*op));
-	op->op = TWHEEL_OP_ARM;
-	op->flags = flags;
-	op->expires = expires;
-	op->period = period;
-	op->cookie = cookie;
-	op->result = POISON;
-}
-
-static void op_cancel(struct twheel_batch_op *op, uint64_t handle)
-{
-	memset(op, 0, sizeof(*op));
-	op->op = TWHEEL_OP_CANCEL;
-	op->handle = handle;
-	op->result = POISON;
-}
-
-static void op_modify(struct twheel_batch_op *op, uint64_t handle,
-		      uint64_t expires, uint64_t cookie)
-{
-	memset(op, 0, sizeof(*op));
-	op->op = TWHEEL_OP_MODIFY;
-	op->handle = handle;
-	op->expires = expires;
-	op->cookie = cookie;
-	op->result = POISON;
 }
 
 /*
@@ -247,8 +219,8 @@ static int barrier(struct __test_metadata *_metadata, int fd,
 		uint64_t deadline, s;
 		bool seen = false;
 
-		ASSERT_EQ(0, tw_arm(fd, 0, stage ? 0 : delay_ns, 0, 0,
-				    SENTINEL_COOKIE | stage, &s));
+		test_ioctl_arm(fd, 0, stage ? 0 : delay_ns, 0, 0,
+				    SENTINEL_COOKIE | stage, &s);
 		deadline = now_ns() + delay_ns + EVENT_WAIT_MS * NSEC_PER_MSEC;
 		while (!seen) {
 			int i, n;
@@ -279,8 +251,8 @@ static void wait_events_queued(struct __test_metadata *_metadata, int fd,
 	while (i < n) {
 		struct twheel_query q;
 
-		ASSERT_EQ(0, tw_query(fd, handles[i], &q));
-		if (q.state & TWHEEL_QUERY_EVENT) {
+		test_ioctl_query(fd, handles[i], &q);
+		if (q.out_state & TWHEEL_QUERY_EVENT) {
 			i++;
 			continue;
 		}
@@ -296,10 +268,10 @@ static void open_dev(struct __test_metadata *_metadata, int *fd,
 	*fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, *fd) TH_LOG("open %s: %s (is twheel.ko loaded?)",
 				 TWHEEL_DEV, strerror(errno));
-	ASSERT_EQ(0, tw_api(*fd, api));
-	ASSERT_EQ(TWHEEL_ABI_VERSION, api->abi_version);
-	ASSERT_EQ(FEATURES_USED, api->features & FEATURES_USED);
-	ASSERT_LT(0, api->tick_ns);
+	ASSERT_EQ(0, _test_ioctl_api(*fd, api));
+	ASSERT_EQ(TWHEEL_ABI_VERSION, api->out_abi_version);
+	ASSERT_EQ(FEATURES_USED, api->out_features & FEATURES_USED);
+	ASSERT_LT(0, api->out_tick_ns);
 }
 
 /* A period that is >= 1 tick and at least @ms milliseconds. */
@@ -307,7 +279,7 @@ static uint64_t period_of(const struct twheel_api *api, uint64_t ms)
 {
 	uint64_t p = ms * NSEC_PER_MSEC;
 
-	return p < api->tick_ns ? api->tick_ns : p;
+	return p < api->out_tick_ns ? api->out_tick_ns : p;
 }
 
 /* ---- the plain fixture: one open file ---- */
@@ -334,26 +306,32 @@ TEST_F(twheel, api_handshake)
 {
 	struct twheel_api api;
 
-	/* every byte is written by the kernel, whatever was there */
+	/* every output is written by the kernel, whatever was there */
 	memset(&api, 0xa5, sizeof(api));
+	api.size = sizeof(api);
+	api.flags = 0;
+	api.__reserved = 0;
 	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_API, &api));
-	EXPECT_EQ(TWHEEL_ABI_VERSION, api.abi_version);
-	EXPECT_EQ(sizeof(struct twheel_event), api.event_size);
-	EXPECT_EQ(FEATURES_USED, api.features & FEATURES_USED);
+	EXPECT_EQ(sizeof(api), api.size);
+	EXPECT_EQ(TWHEEL_ABI_VERSION, api.out_abi_version);
+	EXPECT_EQ(sizeof(struct twheel_event), api.out_event_size);
+	EXPECT_EQ(sizeof(struct twheel_batch_op), api.out_batch_op_size);
+	EXPECT_EQ(0, api.__reserved);
+	EXPECT_EQ(FEATURES_USED, api.out_features & FEATURES_USED);
 	/* exactly one engine bit: the engine of the file's wheel */
-	EXPECT_EQ(1, __builtin_popcountll(api.features & TWHEEL_FEATURE_ENGINE_MASK))
-		TH_LOG("features %#llx", (unsigned long long)api.features);
-	EXPECT_LT(0, api.tick_ns);
-	EXPECT_NE(0, api.slots);
-	EXPECT_EQ(0, api.slots & (api.slots - 1))
-		TH_LOG("slots %u is not a power of two", api.slots);
-	EXPECT_LE(4096, api.max_batch);
-	EXPECT_LT(0, api.max_timers_per_fd);
-	EXPECT_NE(0xa5a5a5a5a5a5a5a5ULL, api.max_timers_per_user);
+	EXPECT_EQ(1, __builtin_popcountll(api.out_features & TWHEEL_FEATURE_ENGINE_MASK))
+		TH_LOG("features %#llx", (unsigned long long)api.out_features);
+	EXPECT_LT(0, api.out_tick_ns);
+	EXPECT_NE(0, api.out_slots);
+	EXPECT_EQ(0, api.out_slots & (api.out_slots - 1))
+		TH_LOG("slots %u is not a power of two", api.out_slots);
+	EXPECT_LE(4096, api.out_max_batch);
+	EXPECT_LT(0, api.out_max_timers_per_fd);
+	EXPECT_NE(0xa5a5a5a5a5a5a5a5ULL, api.out_max_timers_per_user);
 	TH_LOG("tick %llu ns, %u slots, max_batch %u, per fd %llu, per user %llu",
-	       (unsigned long long)api.tick_ns, api.slots, api.max_batch,
-	       (unsigned long long)api.max_timers_per_fd,
-	       (unsigned long long)api.max_timers_per_user);
+	       (unsigned long long)api.out_tick_ns, api.out_slots, api.out_max_batch,
+	       (unsigned long long)api.out_max_timers_per_fd,
+	       (unsigned long long)api.out_max_timers_per_user);
 }
 
 /* ---- TWHEEL_IOC_ARM ---- */
@@ -366,11 +344,11 @@ TEST_F(twheel, arm_handles_unique)
 	int i, j;
 
 	for (i = 0; i < N; i++) {
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h[i]));
+		test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h[i]);
 		ASSERT_NE(0, h[i]);
 		/* every other one is cancelled right away: its id is free */
 		if (i % 2)
-			ASSERT_EQ(0, tw_cancel(self->fd, h[i], NULL));
+			test_ioctl_cancel(self->fd, h[i], NULL);
 	}
 	for (i = 0; i < N; i++)
 		for (j = i + 1; j < N; j++)
@@ -385,8 +363,8 @@ TEST_F(twheel, arm_period_one_tick)
 	uint32_t st;
 	int i, n;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, self->api.tick_ns, self->api.tick_ns,
-			    0, 77, &h));
+	test_ioctl_arm(self->fd, 0, self->api.out_tick_ns, self->api.out_tick_ns,
+			    0, 77, &h);
 	n = collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS);
 	ASSERT_EQ(1, n);
 	n = collect(_metadata, self->fd, ev, 16, 1, EVENT_WAIT_MS);
@@ -396,7 +374,7 @@ TEST_F(twheel, arm_period_one_tick)
 		EXPECT_EQ(77, ev[i].cookie);
 		EXPECT_TRUE(ev[i].flags & TWHEEL_EVENT_PERIODIC);
 	}
-	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	test_ioctl_cancel(self->fd, h, &st);
 }
 
 /*
@@ -411,21 +389,21 @@ TEST_F(twheel, arm_max_values)
 	uint64_t h[4];
 	int i;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, max, 0, 0, 0, &h[0]));
-	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, max, 0, 0, 1, &h[1]));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, max, max, max, 2, &h[2]));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, NSEC_PER_SEC * 3600, max, max, 3, &h[3]));
-	ASSERT_EQ(0, tw_query(self->fd, h[1], &q));
-	EXPECT_EQ(max, q.expires);
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-	ASSERT_EQ(0, tw_query(self->fd, h[0], &q));
-	EXPECT_LT(max / 2, q.expires) TH_LOG("relative expiry wrapped");
-	EXPECT_LT(max / 2, q.remaining);
-	ASSERT_EQ(0, tw_query(self->fd, h[2], &q));
-	EXPECT_EQ(max, q.period);
+	test_ioctl_arm(self->fd, 0, max, 0, 0, 0, &h[0]);
+	test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, max, 0, 0, 1, &h[1]);
+	test_ioctl_arm(self->fd, 0, max, max, max, 2, &h[2]);
+	test_ioctl_arm(self->fd, 0, NSEC_PER_SEC * 3600, max, max, 3, &h[3]);
+	test_ioctl_query(self->fd, h[1], &q);
+	EXPECT_EQ(max, q.out_expires);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	test_ioctl_query(self->fd, h[0], &q);
+	EXPECT_LT(max / 2, q.out_expires) TH_LOG("relative expiry wrapped");
+	EXPECT_LT(max / 2, q.out_remaining);
+	test_ioctl_query(self->fd, h[2], &q);
+	EXPECT_EQ(max, q.out_period);
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
 	for (i = 0; i < 4; i++)
-		EXPECT_EQ(0, tw_cancel(self->fd, h[i], NULL));
+		EXPECT_EQ(0, _test_ioctl_cancel(self->fd, h[i], NULL));
 }
 
 /* ---- TWHEEL_IOC_CANCEL ---- */
@@ -437,11 +415,11 @@ TEST_F(twheel, cancel_pending)
 	uint64_t h = 0;
 	uint32_t st = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 50 * NSEC_PER_MSEC, 0, 0, 1, &h));
-	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	test_ioctl_arm(self->fd, 0, 50 * NSEC_PER_MSEC, 0, 0, 1, &h);
+	test_ioctl_cancel(self->fd, h, &st);
 	EXPECT_EQ(TWHEEL_CANCEL_PENDING, st);
-	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, h, &st));
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_cancel(self->fd, h, &st));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h, &q));
 	/* it never fires: nothing but the sentinels after its expiry */
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 100 * NSEC_PER_MSEC, ev, 8));
 }
@@ -453,14 +431,14 @@ TEST_F(twheel, cancel_fired_withdraws_event)
 	uint64_t h = 0;
 	uint32_t st = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 2, &h));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 2, &h);
 	wait_events_queued(_metadata, self->fd, &h, 1);
 	ASSERT_EQ(1, wait_in(self->fd, 0));
-	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	test_ioctl_cancel(self->fd, h, &st);
 	EXPECT_EQ(TWHEEL_CANCEL_FIRED, st);
 	EXPECT_EQ(0, wait_in(self->fd, 0)) TH_LOG("still readable after cancel");
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
-	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, h, &st));
+	EXPECT_EQ(-ENOENT, _test_ioctl_cancel(self->fd, h, &st));
 }
 
 /* A periodic timer's waiting event is withdrawn by cancel as well. */
@@ -471,9 +449,9 @@ TEST_F(twheel, cancel_periodic_with_event)
 	uint64_t h = 0;
 	uint32_t st = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 3, &h));
+	test_ioctl_arm(self->fd, 0, p, p, 0, 3, &h);
 	wait_events_queued(_metadata, self->fd, &h, 1);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	test_ioctl_cancel(self->fd, h, &st);
 	EXPECT_TRUE(st == TWHEEL_CANCEL_PENDING || st == TWHEEL_CANCEL_FIRED)
 		TH_LOG("status %u", st);
 	EXPECT_EQ(0, wait_in(self->fd, 0));
@@ -487,19 +465,19 @@ TEST_F(twheel, cancel_periodic_with_event)
  */
 TEST_F(twheel, cancel_status_is_output_only)
 {
-	struct twheel_cancel c = { 0 };
+	struct twheel_cancel c = { .size = sizeof(c) };
 	uint64_t h1 = 0, h2 = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h1));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &h2));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h1);
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &h2);
 	c.handle = h1;
 	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
-	ASSERT_EQ(TWHEEL_CANCEL_PENDING, c.status);
+	ASSERT_EQ(TWHEEL_CANCEL_PENDING, c.out_status);
 	/* the same struct again, as a loop over handles would */
 	c.handle = h2;
 	EXPECT_EQ(0, ioctl(self->fd, TWHEEL_IOC_CANCEL, &c))
 		TH_LOG("cancel with status=%u left from the last call: %s",
-		       c.status, strerror(errno));
+		       c.out_status, strerror(errno));
 }
 
 /* ---- TWHEEL_IOC_QUERY ---- */
@@ -511,30 +489,30 @@ TEST_F(twheel, query_pending_oneshot)
 	uint64_t h, t0, t1, t2;
 
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_arm(self->fd, 0, d, 0, 0, 0x1234, &h));
+	test_ioctl_arm(self->fd, 0, d, 0, 0, 0x1234, &h);
 	t1 = now_ns();
-	ASSERT_EQ(0, tw_query(self->fd, h, &q1));
+	test_ioctl_query(self->fd, h, &q1);
 	t2 = now_ns();
 	EXPECT_EQ(h, q1.handle);
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q1.state);
-	EXPECT_EQ(0, q1.period);
-	EXPECT_EQ(0x1234, q1.cookie);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q1.out_state);
+	EXPECT_EQ(0, q1.out_period);
+	EXPECT_EQ(0x1234, q1.out_cookie);
 	EXPECT_EQ(0, q1.flags);
-	EXPECT_LE(t0 + d, q1.expires);
-	EXPECT_GE(t1 + d, q1.expires);
-	EXPECT_LT(0, q1.remaining);
-	EXPECT_GE(d, q1.remaining);
-	EXPECT_LE(q1.expires - t2, q1.remaining);
-	EXPECT_GE(q1.expires - t0, q1.remaining);
+	EXPECT_LE(t0 + d, q1.out_expires);
+	EXPECT_GE(t1 + d, q1.out_expires);
+	EXPECT_LT(0, q1.out_remaining);
+	EXPECT_GE(d, q1.out_remaining);
+	EXPECT_LE(q1.out_expires - t2, q1.out_remaining);
+	EXPECT_GE(q1.out_expires - t0, q1.out_remaining);
 
 	/* remaining counts down */
 	pass_time_until(t2 + 3 * NSEC_PER_MSEC);
-	ASSERT_EQ(0, tw_query(self->fd, h, &q2));
-	EXPECT_EQ(q1.expires, q2.expires);
-	EXPECT_LT(q2.remaining, q1.remaining);
-	EXPECT_LE(3 * NSEC_PER_MSEC, q1.remaining - q2.remaining);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q2));
+	test_ioctl_query(self->fd, h, &q2);
+	EXPECT_EQ(q1.out_expires, q2.out_expires);
+	EXPECT_LT(q2.out_remaining, q1.out_remaining);
+	EXPECT_LE(3 * NSEC_PER_MSEC, q1.out_remaining - q2.out_remaining);
+	test_ioctl_cancel(self->fd, h, NULL);
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h, &q2));
 }
 
 TEST_F(twheel, query_periodic)
@@ -544,30 +522,30 @@ TEST_F(twheel, query_periodic)
 	uint64_t h = 0;
 	int i;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 5 * NSEC_PER_SEC, p, 0, ~0ULL, &h));
-	ASSERT_EQ(0, tw_query(self->fd, h, &q));
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-	EXPECT_EQ(p, q.period);
-	EXPECT_EQ(~0ULL, q.cookie);
-	EXPECT_LT(0, q.remaining);
+	test_ioctl_arm(self->fd, 0, 5 * NSEC_PER_SEC, p, 0, ~0ULL, &h);
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_EQ(p, q.out_period);
+	EXPECT_EQ(~0ULL, q.out_cookie);
+	EXPECT_LT(0, q.out_remaining);
 
 	/*
 	 * With an event waiting it is still pending: it re-armed itself.
 	 * (Not for the microseconds its callback runs, every 50 ms: a
 	 * second look settles that.)
 	 */
-	ASSERT_EQ(0, tw_modify(self->fd, h, 0, 0, p, 0, 5));
+	test_ioctl_modify(self->fd, h, 0, 0, p, 0, 5);
 	wait_events_queued(_metadata, self->fd, &h, 1);
 	for (i = 0; i < 3; i++) {
-		ASSERT_EQ(0, tw_query(self->fd, h, &q));
-		if (q.state & TWHEEL_QUERY_PENDING)
+		test_ioctl_query(self->fd, h, &q);
+		if (q.out_state & TWHEEL_QUERY_PENDING)
 			break;
 		poll_interval();
 	}
-	EXPECT_EQ(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT, q.state);
-	EXPECT_EQ(p, q.period);
-	EXPECT_EQ(5, q.cookie);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+	EXPECT_EQ(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT, q.out_state);
+	EXPECT_EQ(p, q.out_period);
+	EXPECT_EQ(5, q.out_cookie);
+	test_ioctl_cancel(self->fd, h, NULL);
 }
 
 /* EVENT while unread, then the one-shot ends when its event is read. */
@@ -577,27 +555,27 @@ TEST_F(twheel, query_event_state)
 	struct twheel_query q;
 	uint64_t h = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 9, &h));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 9, &h);
 	wait_events_queued(_metadata, self->fd, &h, 1);
-	ASSERT_EQ(0, tw_query(self->fd, h, &q));
-	EXPECT_EQ(TWHEEL_QUERY_EVENT, q.state);
-	EXPECT_EQ(0, q.remaining);
-	EXPECT_EQ(9, q.cookie);
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_EQ(TWHEEL_QUERY_EVENT, q.out_state);
+	EXPECT_EQ(0, q.out_remaining);
+	EXPECT_EQ(9, q.out_cookie);
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(h, ev.handle);
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h, &q));
 }
 
 /* Output fields of struct twheel_query are not input: reusing it works. */
 TEST_F(twheel, query_outputs_are_output_only)
 {
-	struct twheel_query q = { 0 };
+	struct twheel_query q = { .size = sizeof(q) };
 	uint64_t h = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 42, &h));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 42, &h);
 	q.handle = h;
 	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_QUERY, &q));
-	ASSERT_EQ(42, q.cookie);
+	ASSERT_EQ(42, q.out_cookie);
 	/* the same struct again, as a polling loop would */
 	EXPECT_EQ(0, ioctl(self->fd, TWHEEL_IOC_QUERY, &q))
 		TH_LOG("second query on the same struct: %s", strerror(errno));
@@ -614,12 +592,12 @@ TEST_F(twheel, modify_later)
 	bool seen_s = false;
 	int i, n;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 1, &h);
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_modify(self->fd, h, 0, later, 0, 0, 2));
+	test_ioctl_modify(self->fd, h, 0, later, 0, 0, 2);
 	t1 = now_ns();
 	/* a sentinel between the old and the new expiry comes first */
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 150 * NSEC_PER_MSEC, 0, 0, 3, &s));
+	test_ioctl_arm(self->fd, 0, 150 * NSEC_PER_MSEC, 0, 0, 3, &s);
 	while (!seen_s) {
 		n = collect(_metadata, self->fd, ev, 8, 1, EVENT_WAIT_MS);
 		ASSERT_LT(0, n);
@@ -651,9 +629,9 @@ TEST_F(twheel, modify_earlier)
 	struct twheel_query q;
 	uint64_t h, t0, t1;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_modify(self->fd, h, 0, d, 0, 0, 2));
+	test_ioctl_modify(self->fd, h, 0, d, 0, 0, 2);
 	t1 = now_ns();
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS))
 		TH_LOG("did not fire after being moved earlier");
@@ -661,7 +639,7 @@ TEST_F(twheel, modify_earlier)
 	EXPECT_EQ(2, ev.cookie);
 	EXPECT_LE(t0 + d, ev.expires);
 	EXPECT_GE(t1 + d, ev.expires);
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h, &q));
 }
 
 /* Absolute modify, to a time already past: fires at once. */
@@ -670,9 +648,9 @@ TEST_F(twheel, modify_abs_past)
 	struct twheel_event ev;
 	uint64_t h, t;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
 	t = now_ns() - NSEC_PER_SEC;
-	ASSERT_EQ(0, tw_modify(self->fd, h, TWHEEL_ARM_ABS, t, 0, 0, 7));
+	test_ioctl_modify(self->fd, h, TWHEEL_ARM_ABS, t, 0, 0, 7);
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(7, ev.cookie);
@@ -686,14 +664,14 @@ TEST_F(twheel, modify_withdraws_event)
 	struct twheel_query q;
 	uint64_t h = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h);
 	wait_events_queued(_metadata, self->fd, &h, 1);
-	ASSERT_EQ(0, tw_modify(self->fd, h, 0, 3600 * NSEC_PER_SEC, 0, 0, 2));
+	test_ioctl_modify(self->fd, h, 0, 3600 * NSEC_PER_SEC, 0, 0, 2);
 	EXPECT_EQ(0, wait_in(self->fd, 0)) TH_LOG("event survived modify");
-	ASSERT_EQ(0, tw_query(self->fd, h, &q));
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-	EXPECT_EQ(2, q.cookie);
-	EXPECT_LT(3000 * NSEC_PER_SEC, q.remaining);
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_EQ(2, q.out_cookie);
+	EXPECT_LT(3000 * NSEC_PER_SEC, q.out_remaining);
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
 }
 
@@ -706,10 +684,10 @@ TEST_F(twheel, modify_to_periodic)
 	uint64_t h = 0;
 	int i;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
-	ASSERT_EQ(0, tw_modify(self->fd, h, 0, p, p, 0, 8));
-	ASSERT_EQ(0, tw_query(self->fd, h, &q));
-	EXPECT_EQ(p, q.period);
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
+	test_ioctl_modify(self->fd, h, 0, p, p, 0, 8);
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_EQ(p, q.out_period);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(1, collect(_metadata, self->fd, &ev[i], 1, 1, EVENT_WAIT_MS));
 		EXPECT_EQ(h, ev[i].handle);
@@ -718,7 +696,7 @@ TEST_F(twheel, modify_to_periodic)
 	}
 	EXPECT_EQ(ev[0].expires + p * (1 + ev[0].overrun), ev[1].expires);
 	/* still alive after its events were read */
-	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+	test_ioctl_cancel(self->fd, h, NULL);
 }
 
 /* ---- TWHEEL_IOC_BATCH ---- */
@@ -729,21 +707,26 @@ TEST_F(twheel, batch_mixed_ops)
 	struct twheel_event ev;
 	struct twheel_query q;
 	uint64_t far, mod, abs_t;
-	uint32_t done = 0;
-	int i;
+	uint32_t done = 0, failed = 7;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &far));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &mod));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &far);
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &mod);
 	abs_t = now_ns() + 3600 * NSEC_PER_SEC;
 	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 100);
 	op_arm(&ops[1], TWHEEL_ARM_ABS, abs_t, 0, 101);
 	op_modify(&ops[2], mod, 7200 * NSEC_PER_SEC, 102);
 	op_cancel(&ops[3], far);
 	op_arm(&ops[4], 0, 0, 0, 104);
-	ASSERT_EQ(5, tw_batch(self->fd, ops, 5, &done));
+	ASSERT_EQ(5, _test_ioctl_batch_sz(self->fd, ops, 5, sizeof(ops[0]),
+					  &done, &failed));
 	EXPECT_EQ(5, done);
-	for (i = 0; i < 5; i++)
-		EXPECT_EQ(0, ops[i].result) TH_LOG("record %d", i);
+	EXPECT_EQ(0, failed);
+	/* out_result: written for ARM, left alone for a MODIFY or CANCEL that worked */
+	EXPECT_EQ(0, ops[0].out_result);
+	EXPECT_EQ(0, ops[1].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[2].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[3].out_result);
+	EXPECT_EQ(0, ops[4].out_result);
 	EXPECT_NE(0, ops[0].handle);
 	EXPECT_NE(0, ops[1].handle);
 	EXPECT_NE(ops[0].handle, ops[1].handle);
@@ -754,15 +737,15 @@ TEST_F(twheel, batch_mixed_ops)
 	EXPECT_EQ(mod, ops[2].handle);
 	EXPECT_EQ(far, ops[3].handle);
 
-	ASSERT_EQ(0, tw_query(self->fd, ops[0].handle, &q));
-	EXPECT_EQ(100, q.cookie);
-	ASSERT_EQ(0, tw_query(self->fd, ops[1].handle, &q));
-	EXPECT_EQ(101, q.cookie);
-	EXPECT_EQ(abs_t, q.expires);
-	ASSERT_EQ(0, tw_query(self->fd, mod, &q));
-	EXPECT_EQ(102, q.cookie);
-	EXPECT_LT(3600 * NSEC_PER_SEC, q.remaining);
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, far, &q));
+	test_ioctl_query(self->fd, ops[0].handle, &q);
+	EXPECT_EQ(100, q.out_cookie);
+	test_ioctl_query(self->fd, ops[1].handle, &q);
+	EXPECT_EQ(101, q.out_cookie);
+	EXPECT_EQ(abs_t, q.out_expires);
+	test_ioctl_query(self->fd, mod, &q);
+	EXPECT_EQ(102, q.out_cookie);
+	EXPECT_LT(3600 * NSEC_PER_SEC, q.out_remaining);
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, far, &q));
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(ops[4].handle, ev.handle);
 	EXPECT_EQ(104, ev.cookie);
@@ -773,11 +756,10 @@ TEST_F(twheel, batch_bad_records_in_middle)
 {
 	struct twheel_batch_op ops[10];
 	struct twheel_query q;
-	uint64_t live;
-	uint32_t done = 0;
-	int i;
+	uint64_t live, h8;
+	uint32_t done = 0, failed = 0;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &live));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &live);
 	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 10);
 	op_arm(&ops[1], 0, 3600 * NSEC_PER_SEC, 0, 11);
 	ops[1].op = 0;					/* unknown operation */
@@ -785,35 +767,39 @@ TEST_F(twheel, batch_bad_records_in_middle)
 	op_cancel(&ops[3], 0xdead00000000beefULL);	/* unknown handle */
 	op_modify(&ops[4], 0xdead00000000beefULL, NSEC_PER_SEC, 14);
 	op_cancel(&ops[5], live);
-	ops[5].flags = TWHEEL_ARM_ABS;			/* no flags for CANCEL */
-	op_arm(&ops[6], 0, NSEC_PER_SEC, self->api.tick_ns - 1, 16); /* period < tick */
+	ops[5].spec.flags = 1U << 31;		/* CANCEL ignores the spec */
+	ops[5].spec.__reserved = 1;
+	ops[5].spec.expires = 1ULL << 63;
+	op_arm(&ops[6], 0, NSEC_PER_SEC, self->api.out_tick_ns - 1, 16); /* period < tick */
 	op_arm(&ops[7], 0, 3600 * NSEC_PER_SEC, 0, 17);
 	op_arm(&ops[8], 0, 3600 * NSEC_PER_SEC, 0, 18);
 	ops[8].op = 99;					/* unknown operation */
+	h8 = ops[8].handle = 0x1234;
 	op_arm(&ops[9], 0, 1ULL << 63, 0, 19);		/* negative expiry */
 
-	ASSERT_EQ(10, tw_batch(self->fd, ops, 10, &done));
+	ASSERT_EQ(10, _test_ioctl_batch_sz(self->fd, ops, 10, sizeof(ops[0]),
+					   &done, &failed));
 	EXPECT_EQ(10, done);
-	EXPECT_EQ(0, ops[0].result);
-	EXPECT_EQ(-EINVAL, ops[1].result);
-	EXPECT_EQ(-EINVAL, ops[2].result);
-	EXPECT_EQ(-ENOENT, ops[3].result);
-	EXPECT_EQ(-ENOENT, ops[4].result);
-	EXPECT_EQ(-EINVAL, ops[5].result);
-	EXPECT_EQ(-EINVAL, ops[6].result);
-	EXPECT_EQ(0, ops[7].result);
-	EXPECT_EQ(-EINVAL, ops[8].result);
-	EXPECT_EQ(-EINVAL, ops[9].result);
+	EXPECT_EQ(7, failed);
+	EXPECT_EQ(0, ops[0].out_result);
+	EXPECT_EQ(-EINVAL, ops[1].out_result);
+	EXPECT_EQ(-EINVAL, ops[2].out_result);
+	EXPECT_EQ(-ENOENT, ops[3].out_result);
+	EXPECT_EQ(-ENOENT, ops[4].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[5].out_result);
+	EXPECT_EQ(-EINVAL, ops[6].out_result);
+	EXPECT_EQ(0, ops[7].out_result);
+	EXPECT_EQ(-EINVAL, ops[8].out_result);
+	EXPECT_EQ(-EINVAL, ops[9].out_result);
 
-	ASSERT_EQ(0, tw_query(self->fd, ops[0].handle, &q));
-	EXPECT_EQ(10, q.cookie);
-	ASSERT_EQ(0, tw_query(self->fd, ops[7].handle, &q));
-	EXPECT_EQ(17, q.cookie);
-	/* the failed CANCEL left its timer alone */
-	ASSERT_EQ(0, tw_query(self->fd, live, &q));
-	EXPECT_EQ(1, q.cookie);
-	for (i = 0; i < 10; i++)
-		EXPECT_NE(POISON, ops[i].result);
+	test_ioctl_query(self->fd, ops[0].handle, &q);
+	EXPECT_EQ(10, q.out_cookie);
+	test_ioctl_query(self->fd, ops[7].handle, &q);
+	EXPECT_EQ(17, q.out_cookie);
+	/* the CANCEL with a garbage spec worked */
+	test_err_query(ENOENT, self->fd, live, &q);
+	/* a failed ARM does not write its handle */
+	EXPECT_EQ(h8, ops[8].handle);
 }
 
 /*
@@ -844,20 +830,22 @@ static void batch_partial_fault(struct __test_metadata *_metadata, int fd,
 	if (straddle) {
 		/* the readable part of record k: op, flags, handle */
 		ops[k].op = TWHEEL_OP_ARM;
-		ops[k].flags = 0;
+		ops[k].spec.flags = 0;
 		ops[k].handle = 0x1111;
 	}
 
 	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.op_size = sizeof(*ops);
 	b.ops = (uintptr_t)ops;
 	b.count = count;
 	ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
 	ASSERT_EQ(k, ret) TH_LOG("ioctl: %d (%s)", ret, strerror(errno));
-	EXPECT_EQ(k, b.done);
+	EXPECT_EQ(k, b.out_done);
 	for (i = 0; i < k; i++) {
-		EXPECT_EQ(0, ops[i].result) TH_LOG("record %u", i);
-		ASSERT_EQ(0, tw_query(fd, ops[i].handle, &q)) TH_LOG("record %u", i);
-		EXPECT_EQ(500 + i, q.cookie);
+		EXPECT_EQ(0, ops[i].out_result) TH_LOG("record %u", i);
+		test_ioctl_query(fd, ops[i].handle, &q) TH_LOG("record %u", i);
+		EXPECT_EQ(500 + i, q.out_cookie);
 	}
 	if (straddle) {
 		EXPECT_EQ(TWHEEL_OP_ARM, ops[k].op);
@@ -878,7 +866,7 @@ TEST_F(twheel, batch_partial_fault_straddle)
 
 TEST_F(twheel, batch_e2big)
 {
-	uint32_t n = self->api.max_batch + 1, i;
+	uint32_t n = self->api.out_max_batch + 1, i;
 	struct twheel_batch_op *ops = calloc(n, sizeof(*ops));
 	struct twheel_batch b;
 	struct twheel_event ev[8];
@@ -887,17 +875,19 @@ TEST_F(twheel, batch_e2big)
 	for (i = 0; i < n; i++)
 		op_arm(&ops[i], 0, 0, 0, i);
 	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.op_size = sizeof(*ops);
 	b.ops = (uintptr_t)ops;
 	b.count = n;
 	EXPECT_EQ(-1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
 	EXPECT_EQ(E2BIG, errno);
-	EXPECT_EQ(0, b.done);
+	EXPECT_EQ(0, b.out_done);
 	b.count = UINT32_MAX;
 	EXPECT_EQ(-1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
 	EXPECT_EQ(E2BIG, errno);
 	/* nothing was processed */
-	EXPECT_EQ(POISON, ops[0].result);
-	EXPECT_EQ(POISON, ops[n - 1].result);
+	EXPECT_EQ(RESULT_POISON, ops[0].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[n - 1].out_result);
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
 	free(ops);
 }
@@ -905,19 +895,21 @@ TEST_F(twheel, batch_e2big)
 /* Exactly max_batch records are accepted. */
 TEST_F(twheel, batch_max_count)
 {
-	uint32_t n = self->api.max_batch, i, done = 0;
+	uint32_t n = self->api.out_max_batch, i, done = 0, failed = 0;
 	struct twheel_batch_op *ops = calloc(n, sizeof(*ops));
 
 	ASSERT_NONNULL(ops);
 	for (i = 0; i < n; i++)
 		op_cancel(&ops[i], 0xffffffff00000000ULL | i);
-	ASSERT_EQ(n, tw_batch(self->fd, ops, n, &done));
+	ASSERT_EQ(n, _test_ioctl_batch_sz(self->fd, ops, n, sizeof(*ops),
+					  &done, &failed));
 	EXPECT_EQ(n, done);
+	EXPECT_EQ(n, failed);
 	for (i = 0; i < n; i++)
-		if (ops[i].result != -ENOENT)
+		if (ops[i].out_result != -ENOENT)
 			break;
 	EXPECT_EQ(n, i) TH_LOG("record %u: result %lld", i,
-			       i < n ? (long long)ops[i].result : 0);
+			       i < n ? (long long)ops[i].out_result : 0);
 	free(ops);
 }
 
@@ -927,9 +919,9 @@ TEST_F(twheel, batch_count_zero)
 	uint32_t done = 7;
 
 	op_arm(&op, 0, 0, 0, 1);
-	EXPECT_EQ(0, tw_batch(self->fd, &op, 0, &done));
+	EXPECT_EQ(0, _test_ioctl_batch(self->fd, &op, 0, &done));
 	EXPECT_EQ(0, done);
-	EXPECT_EQ(POISON, op.result);
+	EXPECT_EQ(RESULT_POISON, op.out_result);
 }
 
 /* @done is an output: a struct twheel_batch can be reused for the next batch. */
@@ -938,16 +930,20 @@ TEST_F(twheel, batch_done_is_output_only)
 	struct twheel_batch_op op;
 	struct twheel_batch b;
 
-	op_arm(&op, 0, 3600 * NSEC_PER_SEC, 0, 1);
+	op_arm(&op, 1U << 30, 3600 * NSEC_PER_SEC, 0, 1);	/* fails */
 	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.op_size = sizeof(op);
 	b.ops = (uintptr_t)&op;
 	b.count = 1;
 	ASSERT_EQ(1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
-	ASSERT_EQ(1, b.done);
+	ASSERT_EQ(1, b.out_done);
+	ASSERT_EQ(1, b.out_failed);
 	op_arm(&op, 0, 3600 * NSEC_PER_SEC, 0, 2);
 	EXPECT_EQ(1, ioctl(self->fd, TWHEEL_IOC_BATCH, &b))
-		TH_LOG("second batch with done=%u left from the first: %s",
-		       b.done, strerror(errno));
+		TH_LOG("second batch with done=%u failed=%u left from the first: %s",
+		       b.out_done, b.out_failed, strerror(errno));
+	EXPECT_EQ(0, b.out_failed);
 }
 
 /* ---- read() ---- */
@@ -962,7 +958,7 @@ TEST_F(twheel, read_short_buffer_einval)
 	EXPECT_EQ(-1, read(self->fd, ev, 0));
 	EXPECT_EQ(EINVAL, errno);
 	/* also while an event waits, which stays */
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h);
 	wait_events_queued(_metadata, self->fd, &h, 1);
 	EXPECT_EQ(-1, read(self->fd, ev, EV_SIZE - 1));
 	EXPECT_EQ(EINVAL, errno);
@@ -980,11 +976,11 @@ TEST_F(twheel, read_nonblock_eagain)
 	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 	/* a pending timer is no event */
-	ASSERT_EQ(0, tw_arm(fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	test_ioctl_arm(fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
 	EXPECT_EQ(-1, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EAGAIN, errno);
 	/* and an event that waits is returned */
-	ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, 2, &h));
+	test_ioctl_arm(fd, 0, 0, 0, 0, 2, &h);
 	wait_events_queued(_metadata, fd, &h, 1);
 	ASSERT_EQ(EV_SIZE, read(fd, &ev, sizeof(ev)));
 	EXPECT_EQ(h, ev.handle);
@@ -1012,7 +1008,7 @@ TEST_F(twheel, read_blocking_wakes_on_fire)
 	/* a bound on the read: SIGALRM without SA_RESTART gives EINTR */
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_arm(self->fd, 0, d, 0, 0, 5, &h));
+	test_ioctl_arm(self->fd, 0, d, 0, 0, 5, &h);
 	alarm(EVENT_WAIT_MS / 1000);
 	n = read(self->fd, ev, sizeof(ev));
 	alarm(0);
@@ -1035,7 +1031,7 @@ TEST_F(twheel, read_whole_events)
 	int i, j;
 
 	for (i = 0; i < N; i++)
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, i, &h[i]));
+		test_ioctl_arm(self->fd, 0, 0, 0, 0, i, &h[i]);
 	wait_events_queued(_metadata, self->fd, h, N);
 	/* 2.5 events of room: two whole events */
 	n = read(self->fd, ev, 2 * EV_SIZE + EV_SIZE / 2);
@@ -1065,7 +1061,7 @@ TEST_F(twheel, read_efault_keeps_events)
 	int i;
 
 	for (i = 0; i < N; i++)
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, i, &h[i]));
+		test_ioctl_arm(self->fd, 0, 0, 0, 0, i, &h[i]);
 	wait_events_queued(_metadata, self->fd, h, N);
 	bad = unmapped_page();
 	ASSERT_NONNULL(bad);
@@ -1076,8 +1072,8 @@ TEST_F(twheel, read_efault_keeps_events)
 	EXPECT_EQ(EFAULT, errno);
 	EXPECT_EQ(1, wait_in(self->fd, 0));
 	for (i = 0; i < N; i++) {
-		ASSERT_EQ(0, tw_query(self->fd, h[i], &q));
-		EXPECT_EQ(TWHEEL_QUERY_EVENT, q.state);
+		test_ioctl_query(self->fd, h[i], &q);
+		EXPECT_EQ(TWHEEL_QUERY_EVENT, q.out_state);
 	}
 	ASSERT_EQ(N, collect(_metadata, self->fd, ev, 8, N, EVENT_WAIT_MS));
 	for (i = 0; i < N; i++) {
@@ -1113,7 +1109,7 @@ TEST_F(twheel, read_efault_partway_keeps_events)
 
 	for (i = 0; i < N; i++)
 		op_arm(&ops[i], 0, 0, 0, i);
-	ASSERT_EQ(N, tw_batch(self->fd, ops, N, &done));
+	ASSERT_EQ(N, _test_ioctl_batch(self->fd, ops, N, &done));
 	for (i = 0; i < N; i++)
 		hs[i] = ops[i].handle;
 	wait_events_queued(_metadata, self->fd, hs, N);
@@ -1158,7 +1154,7 @@ TEST_F(twheel, read_efault_periodic_keeps_count)
 	void *bad;
 
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, p, p, 0, 1, &h);
 	t1 = now_ns();
 	wait_events_queued(_metadata, self->fd, &h, 1);
 	bad = unmapped_page();
@@ -1174,7 +1170,7 @@ TEST_F(twheel, read_efault_periodic_keeps_count)
 	EXPECT_LE(t0 + p, ev[0].expires);
 	EXPECT_GE(t1 + p, ev[0].expires);
 	EXPECT_EQ(ev[0].expires + p * (1 + ev[0].overrun), ev[1].expires);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+	test_ioctl_cancel(self->fd, h, NULL);
 }
 
 /* A signal ends a blocking read() with EINTR; nothing is lost. */
@@ -1185,12 +1181,12 @@ TEST_F(twheel, read_blocking_interrupted)
 	uint64_t h;
 
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));	/* no SA_RESTART */
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
 	alarm(1);
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EINTR, errno);
 	alarm(0);
-	ASSERT_EQ(0, tw_modify(self->fd, h, 0, 0, 0, 0, 2));
+	test_ioctl_modify(self->fd, h, 0, 0, 0, 0, 2);
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(2, ev.cookie);
@@ -1211,8 +1207,8 @@ TEST_F(twheel, oneshot_relative)
 		rel[i] = (i + 1) * 5 * NSEC_PER_MSEC;
 		t0[i] = now_ns();
 		/* half of them with slack: still never early */
-		ASSERT_EQ(0, tw_arm(self->fd, 0, rel[i], 0,
-				    i % 2 ? 3 * NSEC_PER_MSEC : 0, 1000 + i, &h[i]));
+		test_ioctl_arm(self->fd, 0, rel[i], 0,
+				    i % 2 ? 3 * NSEC_PER_MSEC : 0, 1000 + i, &h[i]);
 		t1[i] = now_ns();
 	}
 	ASSERT_EQ(N, collect(_metadata, self->fd, ev, N, N, EVENT_WAIT_MS));
@@ -1230,7 +1226,7 @@ TEST_F(twheel, oneshot_relative)
 	}
 	/* read: the one-shot timers are gone */
 	for (i = 0; i < N; i++)
-		EXPECT_EQ(-ENOENT, tw_query(self->fd, h[i], &q));
+		EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h[i], &q));
 	EXPECT_EQ(0, wait_in(self->fd, 0));
 }
 
@@ -1244,7 +1240,7 @@ TEST_F(twheel, oneshot_absolute)
 
 	for (i = 0; i < N; i++) {
 		at[i] = base + (i + 1) * 7 * NSEC_PER_MSEC + i;
-		ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[i], 0, 0, i, &h[i]));
+		test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, at[i], 0, 0, i, &h[i]);
 	}
 	ASSERT_EQ(N, collect(_metadata, self->fd, ev, N, N, EVENT_WAIT_MS));
 	for (i = 0; i < N; i++) {
@@ -1270,10 +1266,10 @@ TEST_F(twheel, oneshot_past_fires_promptly)
 	at[0] = 1;				/* the dawn of CLOCK_MONOTONIC */
 	at[1] = t0 - NSEC_PER_SEC;
 	at[2] = t0;
-	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[0], 0, 0, 0, &h[0]));
-	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[1], 0, 0, 1, &h[1]));
-	ASSERT_EQ(0, tw_arm(self->fd, TWHEEL_ARM_ABS, at[2], 0, 0, 2, &h[2]));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 3, &h[3]));
+	test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, at[0], 0, 0, 0, &h[0]);
+	test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, at[1], 0, 0, 1, &h[1]);
+	test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, at[2], 0, 0, 2, &h[2]);
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 3, &h[3]);
 	/* promptly: well within 2 s even under TCG */
 	ASSERT_EQ(4, collect(_metadata, self->fd, ev, 4, 4, 2000));
 	t1 = now_ns();
@@ -1308,7 +1304,7 @@ TEST_F(twheel, periodic_delivery)
 	int i;
 
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 0xc0c0, &h));
+	test_ioctl_arm(self->fd, 0, p, p, 0, 0xc0c0, &h);
 	t1 = now_ns();
 	for (i = 0; i < N; i++) {
 		ASSERT_EQ(1, collect(_metadata, self->fd, &ev[i], 1, 1, EVENT_WAIT_MS))
@@ -1322,7 +1318,7 @@ TEST_F(twheel, periodic_delivery)
 	}
 	EXPECT_LE(t0 + p, ev[0].expires);
 	EXPECT_GE(t1 + p, ev[0].expires);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	test_ioctl_cancel(self->fd, h, &st);
 }
 
 /* Not reading for several periods: the next event carries an overrun. */
@@ -1333,7 +1329,7 @@ TEST_F(twheel, periodic_overrun)
 	uint64_t h, t0, tb, ta;
 
 	t0 = now_ns();
-	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, p, p, 0, 1, &h);
 	pass_time_until(t0 + 12 * p);	/* leave it unread on purpose */
 	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS));
 	tb = now_ns();
@@ -1351,7 +1347,7 @@ TEST_F(twheel, periodic_overrun)
 	EXPECT_GE(ta + p, ev[1].expires);
 	/* ...and the next event fired after it */
 	EXPECT_LE(tb, ev[1].fired);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+	test_ioctl_cancel(self->fd, h, NULL);
 }
 
 /*
@@ -1365,14 +1361,14 @@ TEST_F(twheel, periodic_max_period_stays_pending)
 	struct twheel_query q;
 	uint64_t h;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, p, INT64_MAX, 0, 7, &h));
+	test_ioctl_arm(self->fd, 0, p, INT64_MAX, 0, 7, &h);
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(h, ev.handle);
-	ASSERT_EQ(0, tw_query(self->fd, h, &q));
-	EXPECT_TRUE(q.state & TWHEEL_QUERY_PENDING)
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_TRUE(q.out_state & TWHEEL_QUERY_PENDING)
 		TH_LOG("periodic timer lost after its first expiry");
-	EXPECT_EQ(INT64_MAX, q.expires);
-	ASSERT_EQ(0, tw_cancel(self->fd, h, NULL));
+	EXPECT_EQ(INT64_MAX, q.out_expires);
+	test_ioctl_cancel(self->fd, h, NULL);
 }
 
 TEST_F(twheel, periodic_cancel_stops)
@@ -1384,12 +1380,12 @@ TEST_F(twheel, periodic_cancel_stops)
 	uint32_t st = 0;
 	int i, n;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, p, p, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, p, p, 0, 1, &h);
 	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS));
 	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS));
-	ASSERT_EQ(0, tw_cancel(self->fd, h, &st));
+	test_ioctl_cancel(self->fd, h, &st);
 	EXPECT_TRUE(st == TWHEEL_CANCEL_PENDING || st == TWHEEL_CANCEL_FIRED);
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, h, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h, &q));
 	n = barrier(_metadata, self->fd, 5 * p, ev, 16);
 	for (i = 0; i < n; i++)
 		EXPECT_NE(h, ev[i].handle) TH_LOG("event after cancel");
@@ -1418,7 +1414,7 @@ TEST_F_TIMEOUT(twheel, exactly_once_100k, 180)
 	ASSERT_NONNULL(expires);
 	ASSERT_NONNULL(handles);
 	ASSERT_NONNULL(seen);
-	ASSERT_LE(B, self->api.max_batch);
+	ASSERT_LE(B, self->api.out_max_batch);
 	base = now_ns() + lead;
 	for (i = 0; i < N; i += B) {
 		int n = N - i < B ? N - i : B, j;
@@ -1431,10 +1427,10 @@ TEST_F_TIMEOUT(twheel, exactly_once_100k, 180)
 			expires[i + j] = base + k * spread / N;
 			op_arm(&ops[j], TWHEEL_ARM_ABS, expires[i + j], 0, i + j);
 		}
-		ASSERT_EQ(n, tw_batch(self->fd, ops, n, &done));
+		ASSERT_EQ(n, _test_ioctl_batch(self->fd, ops, n, &done));
 		ASSERT_EQ(n, done);
 		for (j = 0; j < n; j++) {
-			ASSERT_EQ(0, ops[j].result) TH_LOG("record %d", i + j);
+			ASSERT_EQ(0, ops[j].out_result) TH_LOG("record %d", i + j);
 			handles[i + j] = ops[j].handle;
 		}
 	}
@@ -1511,7 +1507,7 @@ TEST_F_TIMEOUT(twheel, exactly_once_100k, 180)
 	EXPECT_EQ(N, got);
 	/* and nothing more: every timer was read, so every one-shot is gone */
 	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, handles[0], &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, handles[0], &q));
 	close(efd);
 	free(seen);
 	free(handles);
@@ -1538,7 +1534,7 @@ TEST_F_TIMEOUT(twheel, exactly_once_100k, 180)
 static uint64_t fill(struct __test_metadata *_metadata, int fd,
 		     const struct twheel_api *api, uint64_t n, uint64_t probe)
 {
-	uint32_t b = api->max_batch < 65536 ? api->max_batch : 65536;
+	uint32_t b = api->out_max_batch < 65536 ? api->out_max_batch : 65536;
 	struct twheel_batch_op *ops = calloc(b, sizeof(*ops));
 	uint64_t last = 0, t0 = now_ns(), total = n;
 
@@ -1550,10 +1546,10 @@ static uint64_t fill(struct __test_metadata *_metadata, int fd,
 			k = 4096;
 		for (i = 0; i < k; i++)
 			op_arm(&ops[i], 0, 3600 * NSEC_PER_SEC, 0, i);
-		ASSERT_EQ(k, tw_batch(fd, ops, k, &done));
+		ASSERT_EQ(k, _test_ioctl_batch(fd, ops, k, &done));
 		for (i = 0; i < k; i++)
-			ASSERT_EQ(0, ops[i].result)
-				TH_LOG("record %u: %s", i, strerror(-ops[i].result));
+			ASSERT_EQ(0, ops[i].out_result)
+				TH_LOG("record %u: %s", i, strerror(-ops[i].out_result));
 		last = ops[k - 1].handle;
 		n -= k;
 		if (probe && total - n >= probe) {
@@ -1583,7 +1579,7 @@ static uint64_t fill(struct __test_metadata *_metadata, int fd,
  */
 TEST_F_TIMEOUT(twheel, enospc_per_user, 300)
 {
-	uint64_t lim = self->api.max_timers_per_user;
+	uint64_t lim = self->api.out_max_timers_per_user;
 	struct twheel_batch_op ops[4];
 	struct twheel_event ev;
 	uint64_t h2[10], h, last;
@@ -1595,9 +1591,9 @@ TEST_F_TIMEOUT(twheel, enospc_per_user, 300)
 	if (lim < 20)
 		SKIP(return, "per-user limit %llu: too small for this test",
 		     (unsigned long long)lim);
-	if (lim > self->api.max_timers_per_fd)
+	if (lim > self->api.out_max_timers_per_fd)
 		SKIP(return, "the per-file limit (%llu) is below the per-user one",
-		     (unsigned long long)self->api.max_timers_per_fd);
+		     (unsigned long long)self->api.out_max_timers_per_fd);
 	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 
@@ -1607,63 +1603,63 @@ TEST_F_TIMEOUT(twheel, enospc_per_user, 300)
 		     "per-user limit %llu: too slow to fill here (max_timers_per_user)",
 		     (unsigned long long)lim);
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h2[i]));
+		test_ioctl_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h2[i]);
 	/* the user is at the limit, on both files */
-	EXPECT_EQ(-ENOSPC, tw_arm(fd2, 0, 0, 0, 0, 1, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, self->api.tick_ns, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(fd2, 0, 0, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, 0, self->api.out_tick_ns, 0, 1, &h));
 	/* a batch goes on past ENOSPC; a cancel in it makes room for one */
 	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 1);
 	op_cancel(&ops[1], last);
 	op_arm(&ops[2], 0, 0, 0, 2);
 	op_arm(&ops[3], 0, 3600 * NSEC_PER_SEC, 0, 3);
-	ASSERT_EQ(4, tw_batch(self->fd, ops, 4, &done));
+	ASSERT_EQ(4, _test_ioctl_batch(self->fd, ops, 4, &done));
 	EXPECT_EQ(4, done);
-	EXPECT_EQ(-ENOSPC, ops[0].result);
-	EXPECT_EQ(0, ops[1].result);
-	EXPECT_EQ(0, ops[2].result);
-	EXPECT_EQ(-ENOSPC, ops[3].result);
+	EXPECT_EQ(-ENOSPC, ops[0].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[1].out_result);	/* a CANCEL that worked */
+	EXPECT_EQ(0, ops[2].out_result);
+	EXPECT_EQ(-ENOSPC, ops[3].out_result);
 	/* reading the one-shot's event ends it and frees its place */
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(ops[2].handle, ev.handle);
-	ASSERT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, 4, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(fd2, 0, 0, 0, 0, 5, &h));
+	test_ioctl_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, 4, &h);
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(fd2, 0, 0, 0, 0, 5, &h));
 	/* cancel frees a place */
-	ASSERT_EQ(0, tw_cancel(fd2, h2[0], NULL));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 6, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 7, &h));
+	test_ioctl_cancel(fd2, h2[0], NULL);
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 6, &h);
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, 0, 0, 0, 7, &h));
 	/* closing fd2 gives its 10 places back to the user */
 	ASSERT_EQ(0, close(fd2));
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h))
+		test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &h)
 			TH_LOG("place %d of the closed file not given back", i);
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 8, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, 0, 0, 0, 8, &h));
 }
 
 /* The per-file limit, where it is below the per-user one. */
 TEST_F_TIMEOUT(twheel, enospc_per_fd, 300)
 {
-	uint64_t lim = self->api.max_timers_per_fd;
+	uint64_t lim = self->api.out_max_timers_per_fd;
 	uint64_t h, last;
 	int fd2;
 
-	if (self->api.max_timers_per_user && self->api.max_timers_per_user <= lim)
+	if (self->api.out_max_timers_per_user && self->api.out_max_timers_per_user <= lim)
 		SKIP(return, "the per-user limit (%llu) is reached first",
-		     (unsigned long long)self->api.max_timers_per_user);
+		     (unsigned long long)self->api.out_max_timers_per_user);
 	last = fill(_metadata, self->fd, &self->api, lim, ENOSPC_PROBE);
 	if (!last)
 		SKIP(return,
 		     "per-file limit %llu: too slow to fill here (max_timers_per_fd)",
 		     (unsigned long long)lim);
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h));
 	/* another file of the same user still has room */
 	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	EXPECT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &h));
+	EXPECT_EQ(0, _test_ioctl_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, 2, &h));
 	close(fd2);
-	ASSERT_EQ(0, tw_cancel(self->fd, last, NULL));
-	EXPECT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 3, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, 0, 0, 0, 4, &h));
+	test_ioctl_cancel(self->fd, last, NULL);
+	EXPECT_EQ(0, _test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 3, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, 0, 0, 0, 4, &h));
 }
 
 /* ---- poll / epoll ---- */
@@ -1679,9 +1675,9 @@ TEST_F(twheel, epoll_level_triggered)
 	ASSERT_EQ(0, epoll_ctl(efd, EPOLL_CTL_ADD, self->fd, &e));
 	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
 	/* a pending timer is no event */
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &far));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &far);
 	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0, 2, &h));
+	test_ioctl_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0, 2, &h);
 	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(EPOLLIN, e.events & (EPOLLIN | EPOLLERR | EPOLLHUP));
 	/* level-triggered: still there until read */
@@ -1690,11 +1686,11 @@ TEST_F(twheel, epoll_level_triggered)
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
 	/* an event withdrawn by cancel takes EPOLLIN with it */
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 3, &h2));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 3, &h2);
 	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
-	ASSERT_EQ(0, tw_cancel(self->fd, h2, NULL));
+	test_ioctl_cancel(self->fd, h2, NULL);
 	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
-	ASSERT_EQ(0, tw_cancel(self->fd, far, NULL));
+	test_ioctl_cancel(self->fd, far, NULL);
 	close(efd);
 }
 
@@ -1708,11 +1704,11 @@ TEST_F(twheel, epoll_edge_triggered)
 
 	ASSERT_LE(0, efd);
 	ASSERT_EQ(0, epoll_ctl(efd, EPOLL_CTL_ADD, self->fd, &e));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h);
 	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
 	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 2, 1, 0));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 10 * NSEC_PER_MSEC, 0, 0, 2, &h));
+	test_ioctl_arm(self->fd, 0, 10 * NSEC_PER_MSEC, 0, 0, 2, &h);
 	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS))
 		TH_LOG("no edge for the second event");
 	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 2, 1, 0));
@@ -1727,7 +1723,7 @@ TEST_F(twheel, poll_pollin)
 	uint64_t h = 0;
 
 	EXPECT_EQ(0, poll(&p, 1, 0));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 1, &h));
+	test_ioctl_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 1, &h);
 	ASSERT_EQ(1, poll(&p, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(POLLIN, p.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL));
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, 0));
@@ -1758,13 +1754,13 @@ TEST_F_TIMEOUT(twheel, close_with_pending_timers, 90)
 		ASSERT_LE(0, fd);
 		for (i = 0; i < N; i++) {
 			if (i % 16 == 0)	/* periodic, every tick */
-				op_arm(&ops[i], 0, 0, self->api.tick_ns, i);
+				op_arm(&ops[i], 0, 0, self->api.out_tick_ns, i);
 			else if (i % 16 < 4)	/* far away */
 				op_arm(&ops[i], 0, 3600 * NSEC_PER_SEC, 0, i);
 			else			/* around now */
 				op_arm(&ops[i], 0, (i % 50) * NSEC_PER_MSEC / 10, 0, i);
 		}
-		ASSERT_EQ(N, tw_batch(fd, ops, N, &done));
+		ASSERT_EQ(N, _test_ioctl_batch(fd, ops, N, &done));
 		/* some have fired and wait unread */
 		ASSERT_EQ(1, wait_in(fd, EVENT_WAIT_MS));
 		/* a partial read, to have read and unread events */
@@ -1773,8 +1769,8 @@ TEST_F_TIMEOUT(twheel, close_with_pending_timers, 90)
 	}
 	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, tw_api(fd, &api));
-	ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, 1234, &h));
+	ASSERT_EQ(0, _test_ioctl_api(fd, &api));
+	test_ioctl_arm(fd, 0, 0, 0, 0, 1234, &h);
 	ASSERT_EQ(1, collect(_metadata, fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(h, ev.handle);
 	EXPECT_EQ(1234, ev.cookie);
@@ -1837,7 +1833,7 @@ TEST_F(twheel, close_while_reader_blocked)
 
 	r.fd = dup(self->fd);
 	ASSERT_LE(0, r.fd);
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 500 * NSEC_PER_MSEC, 0, 0, 99, &h));
+	test_ioctl_arm(self->fd, 0, 500 * NSEC_PER_MSEC, 0, 0, 99, &h);
 	ASSERT_EQ(0, pthread_create(&th, NULL, blocked_reader_fn, &r));
 	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
 	for (;;) {
@@ -1877,8 +1873,8 @@ TEST_F(twheel, fork_shares_timers)
 	int pfd[2], status;
 	pid_t pid;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &a));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 2, &b));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &a);
+	test_ioctl_arm(self->fd, 0, 30 * NSEC_PER_MSEC, 0, 0, 2, &b);
 	ASSERT_EQ(0, pipe(pfd));
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1887,7 +1883,7 @@ TEST_F(twheel, fork_shares_timers)
 		uint32_t st = 0;
 		uint64_t hc;
 
-		if (tw_cancel(self->fd, a, &st) || st != TWHEEL_CANCEL_PENDING)
+		if (_test_ioctl_cancel(self->fd, a, &st) || st != TWHEEL_CANCEL_PENDING)
 			_exit(10);
 		if (wait_in(self->fd, EVENT_WAIT_MS) != 1)
 			_exit(11);
@@ -1895,7 +1891,7 @@ TEST_F(twheel, fork_shares_timers)
 			_exit(12);
 		if (cev.handle != b || cev.cookie != 2)
 			_exit(13);
-		if (tw_arm(self->fd, 0, 0, 0, 0, 3, &hc))
+		if (_test_ioctl_arm(self->fd, 0, 0, 0, 0, 3, &hc))
 			_exit(14);
 		if (write(pfd[1], &hc, sizeof(hc)) != sizeof(hc))
 			_exit(15);
@@ -1909,8 +1905,8 @@ TEST_F(twheel, fork_shares_timers)
 	ASSERT_EQ(sizeof(c), read(pfd[0], &c, sizeof(c)));
 	close(pfd[0]);
 
-	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, a, NULL));
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, b, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_cancel(self->fd, a, NULL));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, b, &q));
 	/* the child's timer outlives the child and is read here, once */
 	ASSERT_EQ(1, collect(_metadata, self->fd, ev, 4, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(c, ev[0].handle);
@@ -1932,17 +1928,17 @@ TEST_F(twheel, two_fds_isolated)
 
 	fdb = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fdb);
-	ASSERT_EQ(0, tw_api(fdb, &api));
+	ASSERT_EQ(0, _test_ioctl_api(fdb, &api));
 	for (i = 0; i < NA; i++)
-		ASSERT_EQ(0, tw_arm(self->fd, 0, i ? 0 : 3600 * NSEC_PER_SEC, 0, 0,
-				    0xa0 + i, &a[i]));
-	ASSERT_EQ(0, tw_arm(fdb, 0, 0, 0, 0, 0xb0, &b));
+		test_ioctl_arm(self->fd, 0, i ? 0 : 3600 * NSEC_PER_SEC, 0, 0,
+				    0xa0 + i, &a[i]);
+	test_ioctl_arm(fdb, 0, 0, 0, 0, 0xb0, &b);
 	for (i = 0; i < NA; i++) {
 		if (a[i] == b)	/* same number, different file: skip it */
 			continue;
-		EXPECT_EQ(-ENOENT, tw_query(fdb, a[i], &q)) TH_LOG("a[%d]", i);
-		EXPECT_EQ(-ENOENT, tw_modify(fdb, a[i], 0, 0, 0, 0, 0)) TH_LOG("a[%d]", i);
-		EXPECT_EQ(-ENOENT, tw_cancel(fdb, a[i], &st)) TH_LOG("a[%d]", i);
+		EXPECT_EQ(-ENOENT, _test_ioctl_query(fdb, a[i], &q)) TH_LOG("a[%d]", i);
+		EXPECT_EQ(-ENOENT, _test_ioctl_modify(fdb, a[i], 0, 0, 0, 0, 0)) TH_LOG("a[%d]", i);
+		EXPECT_EQ(-ENOENT, _test_ioctl_cancel(fdb, a[i], &st)) TH_LOG("a[%d]", i);
 	}
 	/* A's events only on A, B's only on B */
 	n = barrier(_metadata, self->fd, 0, ev, 16);
@@ -1954,8 +1950,8 @@ TEST_F(twheel, two_fds_isolated)
 	EXPECT_EQ(b, ev[0].handle);
 	EXPECT_EQ(0xb0, ev[0].cookie);
 	/* and A's far timer is still there, untouched by B */
-	ASSERT_EQ(0, tw_query(self->fd, a[0], &q));
-	EXPECT_EQ(0xa0, q.cookie);
+	test_ioctl_query(self->fd, a[0], &q);
+	EXPECT_EQ(0xa0, q.out_cookie);
 	close(fdb);
 }
 
@@ -2011,11 +2007,13 @@ TEST_F(twheel, compat32_core_ioctls)
 	struct {
 		struct twheel_api api;
 		struct twheel_arm arm;
+		struct twheel_modify mod;
 		struct twheel_query q;
 		struct twheel_cancel c;
 		struct twheel_batch b;
 		struct twheel_batch_op ops[2];
 		struct twheel_event ev[4];
+		struct twheel_v1_api v1;
 	} *m;
 	long psz = page_size(), r;
 	uint64_t h1 = 0, h2 = 0;
@@ -2050,59 +2048,75 @@ TEST_F(twheel, compat32_core_ioctls)
 	memset(m, 0, sizeof(*m));
 
 #define CIOCTL(cmd, p) compat_syscall(COMPAT_NR_IOCTL, self->fd, (long)(cmd), (long)(uintptr_t)(p))
+	m->api.size = sizeof(m->api);
 	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_API, &m->api));
-	EXPECT_EQ(self->api.abi_version, m->api.abi_version);
-	EXPECT_EQ(self->api.event_size, m->api.event_size);
-	EXPECT_EQ(self->api.features, m->api.features);
-	EXPECT_EQ(self->api.tick_ns, m->api.tick_ns);
-	EXPECT_EQ(self->api.slots, m->api.slots);
-	EXPECT_EQ(self->api.max_batch, m->api.max_batch);
-	EXPECT_EQ(self->api.max_timers_per_fd, m->api.max_timers_per_fd);
+	EXPECT_EQ(self->api.out_batch_op_size, m->api.out_batch_op_size);
+	EXPECT_EQ(self->api.out_abi_version, m->api.out_abi_version);
+	EXPECT_EQ(self->api.out_event_size, m->api.out_event_size);
+	EXPECT_EQ(self->api.out_features, m->api.out_features);
+	EXPECT_EQ(self->api.out_tick_ns, m->api.out_tick_ns);
+	EXPECT_EQ(self->api.out_slots, m->api.out_slots);
+	EXPECT_EQ(self->api.out_max_batch, m->api.out_max_batch);
+	EXPECT_EQ(self->api.out_max_timers_per_fd, m->api.out_max_timers_per_fd);
 
-	m->arm.expires = 20 * NSEC_PER_MSEC;
-	m->arm.cookie = 0x123456789abcdef0ULL;
+	m->arm.size = sizeof(m->arm);
+	m->arm.spec.expires = 20 * NSEC_PER_MSEC;
+	m->arm.spec.cookie = 0x123456789abcdef0ULL;
 	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_ARM, &m->arm));
-	h1 = m->arm.handle;
+	h1 = m->arm.out_handle;
 	ASSERT_NE(0, h1);
 
 	memset(&m->arm, 0, sizeof(m->arm));
-	m->arm.expires = 3600 * NSEC_PER_SEC;
-	m->arm.period = self->api.tick_ns * 1000;
-	m->arm.cookie = 2;
+	m->arm.size = sizeof(m->arm);
+	m->arm.spec.expires = 3600 * NSEC_PER_SEC;
+	m->arm.spec.period = self->api.out_tick_ns * 1000;
+	m->arm.spec.cookie = 2;
 	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_ARM, &m->arm));
-	h2 = m->arm.handle;
+	h2 = m->arm.out_handle;
 
+	m->q.size = sizeof(m->q);
 	m->q.handle = h2;
 	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_QUERY, &m->q));
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, m->q.state);
-	EXPECT_EQ(2, m->q.cookie);
-	EXPECT_EQ(self->api.tick_ns * 1000, m->q.period);
-	EXPECT_LT(0, m->q.remaining);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, m->q.out_state);
+	EXPECT_EQ(2, m->q.out_cookie);
+	EXPECT_EQ(self->api.out_tick_ns * 1000, m->q.out_period);
+	EXPECT_LT(0, m->q.out_remaining);
 
-	memset(&m->arm, 0, sizeof(m->arm));
-	m->arm.handle = h2;
-	m->arm.expires = 7200 * NSEC_PER_SEC;
-	m->arm.cookie = 3;
-	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_MODIFY, &m->arm));
+	m->mod.size = sizeof(m->mod);
+	m->mod.handle = h2;
+	m->mod.spec.expires = 7200 * NSEC_PER_SEC;
+	m->mod.spec.cookie = 3;
+	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_MODIFY, &m->mod));
 	memset(&m->q, 0, sizeof(m->q));
+	m->q.size = sizeof(m->q);
 	m->q.handle = h2;
 	ASSERT_EQ(0, CIOCTL(TWHEEL_IOC_QUERY, &m->q));
-	EXPECT_EQ(3, m->q.cookie);
-	EXPECT_EQ(0, m->q.period);
+	EXPECT_EQ(3, m->q.out_cookie);
+	EXPECT_EQ(0, m->q.out_period);
 
 	/* batch: the ops pointer is a 64-bit field holding a 32-bit address */
 	op_arm(&m->ops[0], 0, 0, 0, 4);
 	op_cancel(&m->ops[1], h2);
+	m->b.size = sizeof(m->b);
+	m->b.op_size = sizeof(m->ops[0]);
 	m->b.ops = (uintptr_t)m->ops;
 	m->b.count = 2;
 	ASSERT_EQ(2, CIOCTL(TWHEEL_IOC_BATCH, &m->b));
-	EXPECT_EQ(2, m->b.done);
-	EXPECT_EQ(0, m->ops[0].result);
-	EXPECT_EQ(0, m->ops[1].result);
+	EXPECT_EQ(2, m->b.out_done);
+	EXPECT_EQ(0, m->b.out_failed);
+	EXPECT_EQ(0, m->ops[0].out_result);
+	EXPECT_EQ(RESULT_POISON, m->ops[1].out_result);
 
+	m->c.size = sizeof(m->c);
 	m->c.handle = h2;
 	EXPECT_EQ(-ENOENT, CIOCTL(TWHEEL_IOC_CANCEL, &m->c));
 	EXPECT_EQ(-ENOTTY, CIOCTL(_IO(TWHEEL_IOCTL_MAGIC, 0x7f), 0));
+	/* version 1: the API answers in its layout, the rest is gone */
+	ASSERT_EQ(0, CIOCTL(TWHEEL_V1_IOC_API, &m->v1));
+	EXPECT_EQ(2, m->v1.abi_version);
+	EXPECT_EQ(self->api.out_tick_ns, m->v1.tick_ns);
+	EXPECT_EQ(-ENOTTY, CIOCTL(TWHEEL_V1_IOC_ARM, &m->arm));
+	EXPECT_EQ(-ENOTTY, CIOCTL(TWHEEL_V1_IOC_BATCH, &m->b));
 	EXPECT_EQ(-EFAULT, CIOCTL(TWHEEL_IOC_API, map + psz));
 	EXPECT_EQ(-EFAULT, compat_syscall(COMPAT_NR_READ, self->fd,
 					  (long)(uintptr_t)(map + psz), 4 * EV_SIZE));
@@ -2136,7 +2150,7 @@ TEST_F(twheel, compat32_core_ioctls)
 #endif
 }
 
-/* ---- unknown commands: ENOTTY ---- */
+/* ---- unknown commands and the commands of ABI version 1: ENOTTY ---- */
 
 FIXTURE(twheel_badcmd) {
 	int fd;
@@ -2157,54 +2171,177 @@ FIXTURE_TEARDOWN(twheel_badcmd)
 	close(self->fd);
 }
 
-/* a number after the last command */
+/* numbers around the version 2 commands */
 FIXTURE_VARIANT_ADD(twheel_badcmd, nr_7f) {
-	.cmd = _IO(TWHEEL_IOCTL_MAGIC, 0x7f),
+	.cmd = _IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_BASE - 1),
 };
 
-FIXTURE_VARIANT_ADD(twheel_badcmd, nr_06) {
-	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, 0x06, struct twheel_batch),
+FIXTURE_VARIANT_ADD(twheel_badcmd, nr_after_batch) {
+	.cmd = _IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_BATCH + 1),
 };
 
-/* real commands with the size of another struct */
-FIXTURE_VARIANT_ADD(twheel_badcmd, api_wrong_size) {
-	.cmd = _IOR(TWHEEL_IOCTL_MAGIC, 0x00, __u64),
-};
-
-FIXTURE_VARIANT_ADD(twheel_badcmd, arm_wrong_size) {
-	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, 0x01, struct twheel_cancel),
-};
-
-FIXTURE_VARIANT_ADD(twheel_badcmd, batch_wrong_size) {
-	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, 0x05, struct twheel_batch_op),
-};
-
-/* a real command with the wrong direction */
-FIXTURE_VARIANT_ADD(twheel_badcmd, arm_wrong_dir) {
-	.cmd = _IOW(TWHEEL_IOCTL_MAGIC, 0x01, struct twheel_arm),
+/* a version 2 number with size and direction bits, as version 1 encoded */
+FIXTURE_VARIANT_ADD(twheel_badcmd, arm_with_size_bits) {
+	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_ARM, struct twheel_arm),
 };
 
 /* twheel's numbers under another type byte */
 FIXTURE_VARIANT_ADD(twheel_badcmd, other_type) {
-	.cmd = _IOWR(TWHEEL_IOCTL_MAGIC + 1, 0x01, struct twheel_arm),
+	.cmd = _IO(TWHEEL_IOCTL_MAGIC + 1, TWHEEL_CMD_ARM),
+};
+
+/* version 1: every command but the API is gone */
+FIXTURE_VARIANT_ADD(twheel_badcmd, v1_arm) {
+	.cmd = TWHEEL_V1_IOC_ARM,
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, v1_modify) {
+	.cmd = TWHEEL_V1_IOC_MODIFY,
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, v1_cancel) {
+	.cmd = TWHEEL_V1_IOC_CANCEL,
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, v1_query) {
+	.cmd = TWHEEL_V1_IOC_QUERY,
+};
+
+FIXTURE_VARIANT_ADD(twheel_badcmd, v1_batch) {
+	.cmd = TWHEEL_V1_IOC_BATCH,
+};
+
+/* the version 1 API number with another size */
+FIXTURE_VARIANT_ADD(twheel_badcmd, v1_api_wrong_size) {
+	.cmd = _IOR(TWHEEL_IOCTL_MAGIC, 0x00, __u64),
 };
 
 TEST_F(twheel_badcmd, enotty)
 {
-	/* a valid, zeroed buffer: only the command can be wrong */
+	/* a zeroed buffer whose every struct is valid: only the command is wrong */
 	static uint64_t buf[512];
 	struct twheel_event ev[4];
 
 	memset(buf, 0, sizeof(buf));
-	EXPECT_EQ(-1, ioctl(self->fd, variant->cmd, buf));
-	EXPECT_EQ(ENOTTY, errno);
-	/* nothing was armed (a zeroed twheel_arm would fire at once) */
+	/* a version 2 structure's size, for the numbers that are close to one */
+	buf[0] = sizeof(struct twheel_arm);	/* little-endian: @size */
+	EXPECT_ERRNO(ENOTTY, ioctl(self->fd, variant->cmd, buf));
+	/* nothing was armed (a zeroed timer would fire at once) */
+	EXPECT_EQ(0, fd_timers(self->fd));
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 4));
+}
+
+/*
+ * A version 1 program still gets an answer to its handshake, in its layout,
+ * with abi_version 2 so that it refuses the device.
+ */
+TEST_F(twheel, v1_api_answers_version_2)
+{
+	struct twheel_v1_api v1;
+
+	memset(&v1, 0xa5, sizeof(v1));
+	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_V1_IOC_API, &v1));
+	EXPECT_EQ(2, v1.abi_version);
+	EXPECT_EQ(sizeof(struct twheel_event), v1.event_size);
+	EXPECT_EQ(self->api.out_features, v1.features);
+	EXPECT_EQ(self->api.out_tick_ns, v1.tick_ns);
+	EXPECT_EQ(self->api.out_slots, v1.slots);
+	EXPECT_EQ(self->api.out_max_batch, v1.max_batch);
+	EXPECT_EQ(self->api.out_max_timers_per_fd, v1.max_timers_per_fd);
+	EXPECT_EQ(self->api.out_max_timers_per_user, v1.max_timers_per_user);
 }
 
 /* ---- bad user pointers: EFAULT ---- */
 
 enum { IOC_API, IOC_ARM, IOC_MODIFY, IOC_CANCEL, IOC_QUERY, IOC_BATCH, IOC_BATCH_OPS };
+
+static const unsigned long ioc_cmds[] = {
+	[IOC_API] = TWHEEL_IOC_API,
+	[IOC_ARM] = TWHEEL_IOC_ARM,
+	[IOC_MODIFY] = TWHEEL_IOC_MODIFY,
+	[IOC_CANCEL] = TWHEEL_IOC_CANCEL,
+	[IOC_QUERY] = TWHEEL_IOC_QUERY,
+	[IOC_BATCH] = TWHEEL_IOC_BATCH,
+	[IOC_BATCH_OPS] = TWHEEL_IOC_BATCH,
+};
+
+static const uint32_t ioc_sizes[] = {
+	[IOC_API] = sizeof(struct twheel_api),
+	[IOC_ARM] = sizeof(struct twheel_arm),
+	[IOC_MODIFY] = sizeof(struct twheel_modify),
+	[IOC_CANCEL] = sizeof(struct twheel_cancel),
+	[IOC_QUERY] = sizeof(struct twheel_query),
+	[IOC_BATCH] = sizeof(struct twheel_batch),
+	[IOC_BATCH_OPS] = sizeof(struct twheel_batch),
+};
+
+/* Any of the ioctl structures, its size field first. */
+union ioc_arg {
+	uint32_t size;
+	struct twheel_api api;
+	struct twheel_arm arm;
+	struct twheel_modify mod;
+	struct twheel_cancel c;
+	struct twheel_query q;
+	struct twheel_batch b;
+	uint64_t raw[32];	/* room for a longer structure's tail */
+};
+
+/*
+ * Fill @u for @ioc with valid values: @live is a live timer (cookie 77)
+ * for MODIFY, CANCEL and QUERY, @op one ARM record for BATCH; a timer that
+ * a wrongly accepted ARM or MODIFY created would fire at once.
+ */
+static void ioc_fill(union ioc_arg *u, int ioc, uint64_t live,
+		     struct twheel_batch_op *op)
+{
+	memset(u, 0, sizeof(*u));
+	u->size = ioc_sizes[ioc];
+	op_arm(op, 0, 0, 0, 1);
+	switch (ioc) {
+	case IOC_ARM:
+		u->arm.spec.cookie = 79;
+		break;
+	case IOC_MODIFY:
+		u->mod.handle = live;
+		u->mod.spec.cookie = 78;
+		break;
+	case IOC_CANCEL:
+		u->c.handle = live;
+		break;
+	case IOC_QUERY:
+		u->q.handle = live;
+		break;
+	case IOC_BATCH:
+	case IOC_BATCH_OPS:
+		u->b.ops = (uintptr_t)op;
+		u->b.count = 1;
+		u->b.op_size = sizeof(*op);
+		break;
+	}
+}
+
+/*
+ * After an ioctl on @u was refused: the live timer (cookie 77) is as it
+ * was, and no other timer exists.
+ */
+static void ioc_nothing_happened(struct __test_metadata *_metadata, int fd,
+				 uint64_t live)
+{
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	int n;
+
+	test_ioctl_query(fd, live, &q);
+	EXPECT_EQ(77, q.out_cookie);
+	EXPECT_EQ(0, q.out_period);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_LT(3000 * NSEC_PER_SEC, q.out_remaining);
+	EXPECT_EQ(1, fd_timers(fd));
+	n = barrier(_metadata, fd, 0, ev, 8);
+	EXPECT_EQ(0, n) TH_LOG("cookie %llu fired",
+			       n ? (unsigned long long)ev[0].cookie : 0ULL);
+}
 
 FIXTURE(twheel_efault) {
 	int fd;
@@ -2246,6 +2383,8 @@ FIXTURE_VARIANT_ADD(twheel_efault, query_readonly) { .ioc = IOC_QUERY, .readonly
 
 FIXTURE_VARIANT_ADD(twheel_efault, batch_unmapped) { .ioc = IOC_BATCH };
 
+FIXTURE_VARIANT_ADD(twheel_efault, batch_readonly) { .ioc = IOC_BATCH, .readonly = true };
+
 FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_unmapped) { .ioc = IOC_BATCH_OPS };
 
 FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_readonly) { .ioc = IOC_BATCH_OPS, .readonly = true };
@@ -2256,50 +2395,17 @@ FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_readonly) { .ioc = IOC_BATCH_OPS, .
  */
 TEST_F(twheel_efault, efault)
 {
-	static const unsigned long cmds[] = {
-		[IOC_API] = TWHEEL_IOC_API,
-		[IOC_ARM] = TWHEEL_IOC_ARM,
-		[IOC_MODIFY] = TWHEEL_IOC_MODIFY,
-		[IOC_CANCEL] = TWHEEL_IOC_CANCEL,
-		[IOC_QUERY] = TWHEEL_IOC_QUERY,
-		[IOC_BATCH] = TWHEEL_IOC_BATCH,
-		[IOC_BATCH_OPS] = TWHEEL_IOC_BATCH,
-	};
-	union {
-		struct twheel_api api;
-		struct twheel_arm arm;
-		struct twheel_cancel c;
-		struct twheel_query q;
-		struct twheel_batch b;
-	} u;
 	struct twheel_batch_op op;
 	struct twheel_event ev[8];
 	struct twheel_query q;
+	union ioc_arg u;
 	uint64_t live;
 	void *arg, *ops_ro = NULL;
 	int n;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live));
-	memset(&u, 0, sizeof(u));
-	op_arm(&op, 0, 0, 0, 1);
-	switch (variant->ioc) {
-	case IOC_MODIFY:
-		u.arm.handle = live;
-		u.arm.expires = 0;
-		u.arm.cookie = 78;
-		break;
-	case IOC_CANCEL:
-		u.c.handle = live;
-		break;
-	case IOC_QUERY:
-		u.q.handle = live;
-		break;
-	case IOC_BATCH:
-		u.b.ops = (uintptr_t)&op;
-		u.b.count = 1;
-		break;
-	case IOC_BATCH_OPS:
-		u.b.count = 1;
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live);
+	ioc_fill(&u, variant->ioc, live, &op);
+	if (variant->ioc == IOC_BATCH_OPS) {
 		if (variant->readonly) {
 			ops_ro = readonly_copy(&op, sizeof(op));
 			ASSERT_NONNULL(ops_ro);
@@ -2308,19 +2414,15 @@ TEST_F(twheel_efault, efault)
 			u.b.ops = (uintptr_t)unmapped_page();
 			ASSERT_NE(0, u.b.ops);
 		}
-		break;
-	}
-
-	if (variant->ioc == IOC_BATCH_OPS)
 		arg = &u;
-	else if (variant->readonly)
+	} else if (variant->readonly) {
 		arg = readonly_copy(&u, sizeof(u));
-	else
+	} else {
 		arg = unmapped_page();
+	}
 	ASSERT_NONNULL(arg);
 
-	EXPECT_EQ(-1, ioctl(self->fd, cmds[variant->ioc], arg));
-	EXPECT_EQ(EFAULT, errno);
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, ioc_cmds[variant->ioc], arg));
 
 	/* and nothing happened that the caller cannot know about */
 	switch (variant->ioc) {
@@ -2329,12 +2431,12 @@ TEST_F(twheel_efault, efault)
 	case IOC_QUERY:
 		if (variant->readonly)	/* cancel ran; only its status is lost */
 			break;
-		ASSERT_EQ(0, tw_query(self->fd, live, &q));
-		EXPECT_EQ(77, q.cookie);
-		EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+		test_ioctl_query(self->fd, live, &q);
+		EXPECT_EQ(77, q.out_cookie);
+		EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
 		break;
 	case IOC_BATCH_OPS:
-		EXPECT_EQ(0, u.b.done);
+		EXPECT_EQ(0, u.b.out_done);
 		break;
 	}
 	n = barrier(_metadata, self->fd, 0, ev, 8);
@@ -2352,8 +2454,10 @@ FIXTURE(twheel_einval) {
 
 FIXTURE_VARIANT(twheel_einval) {
 	int ioc;
-	uint32_t flags;
-	uint32_t reserved;	/* __reserved of twheel_arm or twheel_batch */
+	uint32_t flags;		/* of the ioctl structure */
+	uint32_t reserved;	/* its __reserved (API, CANCEL, QUERY) */
+	uint32_t spec_flags;	/* of struct twheel_timer_spec (ARM, MODIFY) */
+	uint32_t spec_reserved;
 	uint64_t expires;
 	uint64_t period;
 	uint64_t slack;
@@ -2369,16 +2473,28 @@ FIXTURE_TEARDOWN(twheel_einval)
 	close(self->fd);
 }
 
+FIXTURE_VARIANT_ADD(twheel_einval, api_flags) {
+	.ioc = IOC_API, .flags = 1,
+};
+
+FIXTURE_VARIANT_ADD(twheel_einval, api_reserved) {
+	.ioc = IOC_API, .reserved = 1,
+};
+
+FIXTURE_VARIANT_ADD(twheel_einval, arm_flags) {
+	.ioc = IOC_ARM, .flags = TWHEEL_ARM_ABS,
+};
+
 FIXTURE_VARIANT_ADD(twheel_einval, arm_reserved) {
-	.ioc = IOC_ARM, .reserved = 1,
+	.ioc = IOC_ARM, .spec_reserved = 1,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, arm_flag_bit1) {
-	.ioc = IOC_ARM, .flags = 1U << 1,
+	.ioc = IOC_ARM, .spec_flags = 1U << 1,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, arm_flag_bit31) {
-	.ioc = IOC_ARM, .flags = TWHEEL_ARM_ABS | 1U << 31,
+	.ioc = IOC_ARM, .spec_flags = TWHEEL_ARM_ABS | 1U << 31,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, arm_expires_negative) {
@@ -2386,7 +2502,7 @@ FIXTURE_VARIANT_ADD(twheel_einval, arm_expires_negative) {
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, arm_abs_expires_negative) {
-	.ioc = IOC_ARM, .flags = TWHEEL_ARM_ABS, .expires = UINT64_MAX,
+	.ioc = IOC_ARM, .spec_flags = TWHEEL_ARM_ABS, .expires = UINT64_MAX,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, arm_period_below_tick) {
@@ -2401,12 +2517,16 @@ FIXTURE_VARIANT_ADD(twheel_einval, arm_slack_negative) {
 	.ioc = IOC_ARM, .slack = UINT64_MAX,
 };
 
+FIXTURE_VARIANT_ADD(twheel_einval, modify_flags) {
+	.ioc = IOC_MODIFY, .flags = 1U << 31,
+};
+
 FIXTURE_VARIANT_ADD(twheel_einval, modify_reserved) {
-	.ioc = IOC_MODIFY, .reserved = 0x80000000,
+	.ioc = IOC_MODIFY, .spec_reserved = 0x80000000,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, modify_flag_bit1) {
-	.ioc = IOC_MODIFY, .flags = 1U << 1,
+	.ioc = IOC_MODIFY, .spec_flags = 1U << 1,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, modify_expires_negative) {
@@ -2417,20 +2537,28 @@ FIXTURE_VARIANT_ADD(twheel_einval, modify_period_below_tick) {
 	.ioc = IOC_MODIFY, .period = PERIOD_SUBTICK,
 };
 
+FIXTURE_VARIANT_ADD(twheel_einval, modify_slack_negative) {
+	.ioc = IOC_MODIFY, .slack = 1ULL << 63,
+};
+
 FIXTURE_VARIANT_ADD(twheel_einval, cancel_flags) {
 	.ioc = IOC_CANCEL, .flags = 1,
+};
+
+FIXTURE_VARIANT_ADD(twheel_einval, cancel_reserved) {
+	.ioc = IOC_CANCEL, .reserved = 1,
 };
 
 FIXTURE_VARIANT_ADD(twheel_einval, query_flags) {
 	.ioc = IOC_QUERY, .flags = 1,
 };
 
-FIXTURE_VARIANT_ADD(twheel_einval, batch_flags) {
-	.ioc = IOC_BATCH, .flags = 1,
+FIXTURE_VARIANT_ADD(twheel_einval, query_reserved) {
+	.ioc = IOC_QUERY, .reserved = 1U << 31,
 };
 
-FIXTURE_VARIANT_ADD(twheel_einval, batch_reserved) {
-	.ioc = IOC_BATCH, .reserved = 1,
+FIXTURE_VARIANT_ADD(twheel_einval, batch_flags) {
+	.ioc = IOC_BATCH, .flags = 1,
 };
 
 /*
@@ -2441,71 +2569,291 @@ FIXTURE_VARIANT_ADD(twheel_einval, batch_reserved) {
 TEST_F(twheel_einval, einval)
 {
 	uint64_t period = variant->period == PERIOD_SUBTICK ?
-			  self->api.tick_ns - 1 : variant->period;
+			  self->api.out_tick_ns - 1 : variant->period;
+	struct twheel_timer_spec *spec = NULL;
 	struct twheel_batch_op op;
-	struct twheel_event ev[8];
-	struct twheel_query q;
-	struct twheel_arm a;
+	union ioc_arg u;
 	uint64_t live;
-	int ret = 0, n;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live));
-	memset(&a, 0, sizeof(a));
-	a.flags = variant->flags;
-	a.__reserved = variant->reserved;
-	a.expires = variant->expires;
-	a.period = period;
-	a.slack = variant->slack;
-	a.cookie = 78;
-
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live);
+	ioc_fill(&u, variant->ioc, live, &op);
 	switch (variant->ioc) {
+	case IOC_API:
+		u.api.flags = variant->flags;
+		u.api.__reserved = variant->reserved;
+		break;
 	case IOC_ARM:
-		ret = ioctl(self->fd, TWHEEL_IOC_ARM, &a);
+		u.arm.flags = variant->flags;
+		spec = &u.arm.spec;
 		break;
 	case IOC_MODIFY:
-		a.handle = live;
-		ret = ioctl(self->fd, TWHEEL_IOC_MODIFY, &a);
+		u.mod.flags = variant->flags;
+		spec = &u.mod.spec;
 		break;
-	case IOC_CANCEL: {
-		struct twheel_cancel c = { .handle = live, .flags = variant->flags };
-
-		ret = ioctl(self->fd, TWHEEL_IOC_CANCEL, &c);
+	case IOC_CANCEL:
+		u.c.flags = variant->flags;
+		u.c.__reserved = variant->reserved;
 		break;
-	}
-	case IOC_QUERY: {
-		struct twheel_query q2 = { .handle = live, .flags = variant->flags };
-
-		ret = ioctl(self->fd, TWHEEL_IOC_QUERY, &q2);
+	case IOC_QUERY:
+		u.q.flags = variant->flags;
+		u.q.__reserved = variant->reserved;
 		break;
-	}
-	case IOC_BATCH: {
-		struct twheel_batch b = {
-			.ops = (uintptr_t)&op,
-			.count = 1,
-			.flags = variant->flags,
-			.__reserved = variant->reserved,
-		};
-
-		op_arm(&op, 0, 0, 0, 79);
-		ret = ioctl(self->fd, TWHEEL_IOC_BATCH, &b);
-		EXPECT_EQ(0, b.done);
-		EXPECT_EQ(POISON, op.result) TH_LOG("a record was processed");
+	case IOC_BATCH:
+		u.b.flags = variant->flags;
 		break;
 	}
+	if (spec) {
+		spec->flags = variant->spec_flags;
+		spec->__reserved = variant->spec_reserved;
+		spec->expires = variant->expires;
+		spec->period = period;
+		spec->slack = variant->slack;
 	}
-	EXPECT_EQ(-1, ret);
-	EXPECT_EQ(EINVAL, errno);
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, ioc_cmds[variant->ioc], &u));
+	if (variant->ioc == IOC_BATCH) {
+		EXPECT_EQ(0, u.b.out_done);
+		EXPECT_EQ(RESULT_POISON, op.out_result) TH_LOG("a record was processed");
+	}
+	ioc_nothing_happened(_metadata, self->fd, live);
+}
 
-	/* the live timer is unchanged */
-	ASSERT_EQ(0, tw_query(self->fd, live, &q));
-	EXPECT_EQ(77, q.cookie);
-	EXPECT_EQ(0, q.period);
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-	EXPECT_LT(3000 * NSEC_PER_SEC, q.remaining);
-	/* and nothing else was created */
-	n = barrier(_metadata, self->fd, 0, ev, 8);
-	EXPECT_EQ(0, n) TH_LOG("cookie %llu fired",
-			       n ? (unsigned long long)ev[0].cookie : 0ULL);
+/* ---- extensible structures: @size and @op_size ---- */
+
+enum { SZ_ZERO, SZ_BELOW_MIN, SZ_LONG_ZERO_TAIL, SZ_LONG_TAIL_SET };
+
+FIXTURE(twheel_size) {
+	int fd;
+	struct twheel_api api;
+};
+
+FIXTURE_VARIANT(twheel_size) {
+	int ioc;
+	int kind;
+	bool op_size;	/* BATCH: the kind applies to @op_size, not @size */
+};
+
+FIXTURE_SETUP(twheel_size)
+{
+	open_dev(_metadata, &self->fd, &self->api);
+}
+
+FIXTURE_TEARDOWN(twheel_size)
+{
+	close(self->fd);
+}
+
+#define SIZE_VARIANTS(name, _ioc)					\
+	FIXTURE_VARIANT_ADD(twheel_size, name##_zero) {			\
+		.ioc = _ioc, .kind = SZ_ZERO,				\
+	};								\
+	FIXTURE_VARIANT_ADD(twheel_size, name##_below_min) {		\
+		.ioc = _ioc, .kind = SZ_BELOW_MIN,			\
+	};								\
+	FIXTURE_VARIANT_ADD(twheel_size, name##_long_zero_tail) {	\
+		.ioc = _ioc, .kind = SZ_LONG_ZERO_TAIL,			\
+	};								\
+	FIXTURE_VARIANT_ADD(twheel_size, name##_long_tail_set) {	\
+		.ioc = _ioc, .kind = SZ_LONG_TAIL_SET,			\
+	}
+
+SIZE_VARIANTS(api, IOC_API);
+SIZE_VARIANTS(arm, IOC_ARM);
+SIZE_VARIANTS(modify, IOC_MODIFY);
+SIZE_VARIANTS(cancel, IOC_CANCEL);
+SIZE_VARIANTS(query, IOC_QUERY);
+SIZE_VARIANTS(batch, IOC_BATCH);
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_zero) {
+	.ioc = IOC_BATCH, .kind = SZ_ZERO, .op_size = true,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_below_min) {
+	.ioc = IOC_BATCH, .kind = SZ_BELOW_MIN, .op_size = true,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_long_zero_tail) {
+	.ioc = IOC_BATCH, .kind = SZ_LONG_ZERO_TAIL, .op_size = true,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_long_tail_set) {
+	.ioc = IOC_BATCH, .kind = SZ_LONG_TAIL_SET, .op_size = true,
+};
+
+/* How much longer than the kernel's structure the long ones are. */
+#define SIZE_TAIL	40
+
+/*
+ * The first version of every structure is the one of this header, so a
+ * shorter one (an older program's, zero-extended) cannot be built yet:
+ * below it is EINVAL.  A longer one is accepted if its tail is zero,
+ * else E2BIG, and the outputs are written back within @size.
+ */
+TEST_F(twheel_size, size)
+{
+	struct rec {	/* a batch record of a newer program */
+		struct twheel_batch_op op;
+		uint8_t tail[SIZE_TAIL];
+	} recs[2];
+	uint32_t min = ioc_sizes[variant->ioc];
+	struct twheel_batch_op op;
+	struct twheel_query q;
+	uint8_t *bytes;
+	union ioc_arg u;
+	uint64_t live;
+	uint32_t size;
+	int expect = 0, ret;
+
+	static_assert(sizeof(union ioc_arg) >= sizeof(struct twheel_api) + SIZE_TAIL,
+		      "room for a tail");
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live);
+	ioc_fill(&u, variant->ioc, live, &op);
+	if (variant->ioc == IOC_BATCH && variant->op_size)
+		min = TWHEEL_BATCH_OP_SIZE0;
+
+	switch (variant->kind) {
+	case SZ_ZERO:
+		size = 0;
+		expect = EINVAL;
+		break;
+	case SZ_BELOW_MIN:
+		size = min - 8;
+		expect = EINVAL;
+		break;
+	case SZ_LONG_ZERO_TAIL:
+		size = min + SIZE_TAIL;
+		break;
+	default:
+		size = min + SIZE_TAIL;
+		expect = E2BIG;
+		break;
+	}
+
+	if (variant->op_size) {
+		/* two records in the caller's stride: the second fires at once */
+		memset(recs, 0, sizeof(recs));
+		op_arm(&recs[0].op, 0, 3600 * NSEC_PER_SEC, 0, 80);
+		op_arm(&recs[1].op, 0, 0, 0, 81);
+		if (variant->kind == SZ_LONG_TAIL_SET)
+			recs[0].tail[SIZE_TAIL - 1] = 1;
+		u.b.ops = (uintptr_t)recs;
+		u.b.count = 2;
+		u.b.op_size = size;
+		if (variant->kind == SZ_LONG_TAIL_SET) {
+			/* the record fails, not the batch */
+			ASSERT_EQ(2, ioctl(self->fd, TWHEEL_IOC_BATCH, &u));
+			EXPECT_EQ(2, u.b.out_done);
+			EXPECT_EQ(1, u.b.out_failed);
+			EXPECT_EQ(-E2BIG, recs[0].op.out_result);
+			EXPECT_EQ(0, recs[0].op.handle);
+			EXPECT_EQ(0, recs[1].op.out_result);
+			test_ioctl_cancel(self->fd, recs[1].op.handle, NULL);
+			ioc_nothing_happened(_metadata, self->fd, live);
+			return;
+		}
+		if (expect) {
+			EXPECT_ERRNO(expect, ioctl(self->fd, TWHEEL_IOC_BATCH, &u));
+			EXPECT_EQ(RESULT_POISON, recs[0].op.out_result);
+			ioc_nothing_happened(_metadata, self->fd, live);
+			return;
+		}
+		ASSERT_EQ(2, ioctl(self->fd, TWHEEL_IOC_BATCH, &u));
+		EXPECT_EQ(0, u.b.out_failed);
+		EXPECT_EQ(0, recs[0].op.out_result);
+		EXPECT_EQ(0, recs[1].op.out_result);
+		test_ioctl_query(self->fd, recs[0].op.handle, &q);
+		EXPECT_EQ(80, q.out_cookie);
+		test_ioctl_query(self->fd, recs[1].op.handle, &q);
+		EXPECT_EQ(81, q.out_cookie);
+		return;
+	}
+
+	u.size = size;
+	bytes = (uint8_t *)&u;
+	if (variant->kind == SZ_LONG_TAIL_SET)
+		bytes[size - 1] = 1;
+	ret = ioctl(self->fd, ioc_cmds[variant->ioc], &u);
+	if (expect) {
+		EXPECT_ERRNO(expect, ret);
+		if (variant->ioc == IOC_BATCH)
+			EXPECT_EQ(RESULT_POISON, op.out_result);
+		ioc_nothing_happened(_metadata, self->fd, live);
+		return;
+	}
+
+	/* accepted, and as if the tail were not there */
+	ASSERT_LE(0, ret) TH_LOG("size %u: %s", size, strerror(errno));
+	EXPECT_EQ(size, u.size);
+	for (ret = min; ret < (int)size; ret++)
+		EXPECT_EQ(0, bytes[ret]) TH_LOG("tail byte %d written", ret - (int)min);
+	switch (variant->ioc) {
+	case IOC_API:
+		EXPECT_EQ(TWHEEL_ABI_VERSION, u.api.out_abi_version);
+		EXPECT_EQ(self->api.out_tick_ns, u.api.out_tick_ns);
+		EXPECT_EQ(self->api.out_max_timers_per_user,
+			  u.api.out_max_timers_per_user);
+		break;
+	case IOC_ARM:
+		test_ioctl_query(self->fd, u.arm.out_handle, &q);
+		EXPECT_EQ(79, q.out_cookie);
+		break;
+	case IOC_MODIFY:
+		test_ioctl_query(self->fd, live, &q);
+		EXPECT_EQ(78, q.out_cookie);
+		break;
+	case IOC_CANCEL:
+		EXPECT_EQ(TWHEEL_CANCEL_PENDING, u.c.out_status);
+		test_err_query(ENOENT, self->fd, live, &q);
+		break;
+	case IOC_QUERY:
+		EXPECT_EQ(77, u.q.out_cookie);
+		EXPECT_EQ(TWHEEL_QUERY_PENDING, u.q.out_state);
+		break;
+	case IOC_BATCH:
+		EXPECT_EQ(1, ret);
+		EXPECT_EQ(1, u.b.out_done);
+		EXPECT_EQ(0, u.b.out_failed);
+		EXPECT_EQ(0, op.out_result);
+		test_ioctl_query(self->fd, op.handle, &q);
+		EXPECT_EQ(1, q.out_cookie);
+		break;
+	}
+}
+
+/*
+ * The outputs of a failed call: an ARM that fails writes no handle, a
+ * batch record writes out_result only when it fails (and for ARM).
+ */
+TEST_F(twheel, outputs_on_failure)
+{
+	struct twheel_batch_op ops[4];
+	struct twheel_arm a = { .size = sizeof(a), .out_handle = POISON };
+	struct twheel_cancel c = { .size = sizeof(c), .handle = 0x1234 };
+	uint32_t done = 0, failed = 0;
+	uint64_t h;
+
+	a.spec.flags = 1U << 7;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	EXPECT_EQ(POISON, a.out_handle);
+	c.out_status = 0x5a5a5a5a;
+	EXPECT_ERRNO(ENOENT, ioctl(self->fd, TWHEEL_IOC_CANCEL, &c));
+
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
+	op_modify(&ops[0], h, 7200 * NSEC_PER_SEC, 2);	/* works */
+	op_modify(&ops[1], h ^ 1, NSEC_PER_SEC, 3);	/* ENOENT */
+	op_cancel(&ops[2], h);				/* works */
+	op_cancel(&ops[3], h);				/* ENOENT: just cancelled */
+	ASSERT_EQ(4, _test_ioctl_batch_sz(self->fd, ops, 4, sizeof(ops[0]),
+					  &done, &failed));
+	EXPECT_EQ(4, done);
+	EXPECT_EQ(2, failed);
+	EXPECT_EQ(RESULT_POISON, ops[0].out_result);
+	EXPECT_EQ(-ENOENT, ops[1].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[2].out_result);
+	EXPECT_EQ(-ENOENT, ops[3].out_result);
+	/* the handles are inputs of MODIFY and CANCEL */
+	EXPECT_EQ(h, ops[0].handle);
+	EXPECT_EQ(h, ops[3].handle);
+	EXPECT_EQ(0, fd_timers(self->fd));
 }
 
 /* ---- handles that name no timer: ENOENT ---- */
@@ -2555,7 +2903,7 @@ TEST_F(twheel_enoent, enoent)
 	uint32_t st = 0, done = 0;
 	int fd2, i;
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live);
 	switch (variant->kind) {
 	case H_ZERO:
 		bad = 0;
@@ -2564,11 +2912,11 @@ TEST_F(twheel_enoent, enoent)
 		bad = 0x8badf00d5eed1234ULL;
 		break;
 	case H_CANCELLED:
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &bad));
-		ASSERT_EQ(0, tw_cancel(self->fd, bad, NULL));
+		test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &bad);
+		test_ioctl_cancel(self->fd, bad, NULL);
 		break;
 	case H_READ_ONESHOT:
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, 1, &bad));
+		test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &bad);
 		ASSERT_EQ(1, collect(_metadata, self->fd, ev, 4, 1, EVENT_WAIT_MS));
 		ASSERT_EQ(bad, ev[0].handle);
 		break;
@@ -2583,29 +2931,29 @@ TEST_F(twheel_enoent, enoent)
 		ASSERT_LE(0, fd2);
 		/* its 4th timer: an id this file has not handed out */
 		for (i = 0; i < 4; i++)
-			ASSERT_EQ(0, tw_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &tmp[i]));
+			test_ioctl_arm(fd2, 0, 3600 * NSEC_PER_SEC, 0, 0, i, &tmp[i]);
 		bad = tmp[3];
 		ASSERT_NE(live, bad);
-		ASSERT_EQ(0, tw_query(fd2, bad, &q));
+		test_ioctl_query(fd2, bad, &q);
 		close(fd2);
 		break;
 	}
 	ASSERT_NE(live, bad);
 
-	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, bad, &st));
-	EXPECT_EQ(-ENOENT, tw_modify(self->fd, bad, 0, 0, 0, 0, 5));
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, bad, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_cancel(self->fd, bad, &st));
+	EXPECT_EQ(-ENOENT, _test_ioctl_modify(self->fd, bad, 0, 0, 0, 0, 5));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, bad, &q));
 	op_modify(&ops[0], bad, 0, 6);
 	op_cancel(&ops[1], bad);
-	ASSERT_EQ(2, tw_batch(self->fd, ops, 2, &done));
+	ASSERT_EQ(2, _test_ioctl_batch(self->fd, ops, 2, &done));
 	EXPECT_EQ(2, done);
-	EXPECT_EQ(-ENOENT, ops[0].result);
-	EXPECT_EQ(-ENOENT, ops[1].result);
+	EXPECT_EQ(-ENOENT, ops[0].out_result);
+	EXPECT_EQ(-ENOENT, ops[1].out_result);
 
 	/* the file's own timer was not touched */
-	ASSERT_EQ(0, tw_query(self->fd, live, &q));
-	EXPECT_EQ(77, q.cookie);
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	test_ioctl_query(self->fd, live, &q);
+	EXPECT_EQ(77, q.out_cookie);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 4));
 }
 
@@ -2687,7 +3035,7 @@ TEST_F_TIMEOUT(twheel_cancel_race, no_event_after_cancel, 120)
 {
 	struct twheel_batch_op *ops = calloc(RACE_N, sizeof(*ops));
 	int *cancel_ret = calloc(RACE_ROUNDS * RACE_N, sizeof(int));
-	uint64_t p = variant->periodic ? self->api.tick_ns : 0;
+	uint64_t p = variant->periodic ? self->api.out_tick_ns : 0;
 	long status_count[3] = { 0 };
 	struct race_reader rr = { 0 };
 	uint64_t step;
@@ -2719,25 +3067,25 @@ TEST_F_TIMEOUT(twheel_cancel_race, no_event_after_cancel, 120)
 		 */
 		for (i = 0; i < RACE_N; i++)
 			op_arm(&ops[i], TWHEEL_ARM_ABS,
-			       base + (uint64_t)(i % 16) * self->api.tick_ns / 4 +
+			       base + (uint64_t)(i % 16) * self->api.out_tick_ns / 4 +
 			       round * step, p,
 			       RACE_TAG | (uint64_t)round << 32 | i);
-		ASSERT_EQ(RACE_N, tw_batch(self->fd, ops, RACE_N, &done));
+		ASSERT_EQ(RACE_N, _test_ioctl_batch(self->fd, ops, RACE_N, &done));
 		if (!round)
-			step = (now_ns() - base) / 2 + self->api.tick_ns;
+			step = (now_ns() - base) / 2 + self->api.out_tick_ns;
 		for (i = 0; i < RACE_N; i++)
-			ASSERT_EQ(0, ops[i].result);
+			ASSERT_EQ(0, ops[i].out_result);
 
 		if (variant->batch_cancel) {
 			for (i = 0; i < RACE_N; i++)
 				op_cancel(&ops[i], ops[i].handle);
-			ASSERT_EQ(RACE_N, tw_batch(self->fd, ops, RACE_N, &done));
+			ASSERT_EQ(RACE_N, _test_ioctl_batch(self->fd, ops, RACE_N, &done));
 			for (i = 0; i < RACE_N; i++)
-				cancel_ret[round * RACE_N + i] = ops[i].result;
+				cancel_ret[round * RACE_N + i] = op_res(&ops[i]);
 		} else {
 			for (i = 0; i < RACE_N; i++) {
 				uint32_t st = 0;
-				int r = tw_cancel(self->fd, ops[i].handle, &st);
+				int r = _test_ioctl_cancel(self->fd, ops[i].handle, &st);
 
 				cancel_ret[round * RACE_N + i] = r;
 				if (!r && st <= 2)
@@ -2757,18 +3105,18 @@ TEST_F_TIMEOUT(twheel_cancel_race, no_event_after_cancel, 120)
 
 		ASSERT_NONNULL(seen);
 		/* two stages, as barrier(): the second one stops the reader */
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0,
-				    SENTINEL_COOKIE, &s));
+		test_ioctl_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0,
+				    SENTINEL_COOKIE, &s);
 		n = 0;
 		for (;;) {
 			struct twheel_query q;
 
-			if (tw_query(self->fd, s, &q) == -ENOENT)
+			if (_test_ioctl_query(self->fd, s, &q) == -ENOENT)
 				break;		/* the reader read it */
 			ASSERT_GT(EVENT_WAIT_MS / 2, n++);
 			poll_interval();
 		}
-		ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, rr.stop, &s));
+		test_ioctl_arm(self->fd, 0, 0, 0, 0, rr.stop, &s);
 		ASSERT_EQ(0, pthread_join(th, NULL));
 		ASSERT_EQ(0, rr.err);
 		for (i = 0; i < rr.n; i++) {

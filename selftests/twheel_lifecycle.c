@@ -39,8 +39,8 @@
 #include <sys/signalfd.h>
 #include <linux/twheel.h>
 
-#define NSEC_PER_MSEC	1000000ULL
-#define NSEC_PER_SEC	1000000000ULL
+#include "twheel_utils.h"
+
 #define MAX_COUNT	256
 
 enum kind { K_PERIODIC, K_NEAR, K_ABS, K_FAR, NR_KINDS };
@@ -57,20 +57,9 @@ static unsigned int count = 8;
 static uint64_t tick_ns, rng = 0x7768656c;
 static unsigned long long events, early, dups, unexpected, failures;
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
 static uint64_t rand_below(uint64_t n)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng % n;
+	return rnd(&rng) % n;
 }
 
 static void failed(const char *what)
@@ -91,26 +80,26 @@ static void fill_arm(struct twheel_batch_op *op, uint64_t c, uint64_t t0)
 
 	memset(op, 0, sizeof(*op));
 	op->op = TWHEEL_OP_ARM;
-	op->cookie = c;
+	op->spec.cookie = c;
 	switch (kind_of(c)) {
 	case K_PERIODIC:
-		op->period = period * (1 + c % 4);
-		op->expires = op->period;
-		slots[c].want = t0 + op->expires;
+		op->spec.period = period * (1 + c % 4);
+		op->spec.expires = op->spec.period;
+		slots[c].want = t0 + op->spec.expires;
 		break;
 	case K_NEAR:
-		op->expires = 2 * NSEC_PER_MSEC + rand_below(18 * NSEC_PER_MSEC);
-		slots[c].want = t0 + op->expires;
+		op->spec.expires = 2 * NSEC_PER_MSEC + rand_below(18 * NSEC_PER_MSEC);
+		slots[c].want = t0 + op->spec.expires;
 		break;
 	case K_ABS:
-		op->flags = TWHEEL_ARM_ABS;
-		op->expires = t0 + 4 * NSEC_PER_MSEC + rand_below(32 * NSEC_PER_MSEC);
-		op->slack = tick_ns;
-		slots[c].want = op->expires;
+		op->spec.flags = TWHEEL_ARM_ABS;
+		op->spec.expires = t0 + 4 * NSEC_PER_MSEC + rand_below(32 * NSEC_PER_MSEC);
+		op->spec.slack = tick_ns;
+		slots[c].want = op->spec.expires;
 		break;
 	default:
-		op->expires = 3600 * NSEC_PER_SEC;
-		slots[c].want = t0 + op->expires;
+		op->spec.expires = 3600 * NSEC_PER_SEC;
+		slots[c].want = t0 + op->spec.expires;
 		break;
 	}
 }
@@ -119,7 +108,12 @@ static void fill_arm(struct twheel_batch_op *op, uint64_t c, uint64_t t0)
 static void arm_batch(int fd, const uint64_t *c, unsigned int n)
 {
 	struct twheel_batch_op ops[NR_KINDS * MAX_COUNT];
-	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = n };
+	struct twheel_batch b = {
+		.size = sizeof(b),
+		.ops = (uintptr_t)ops,
+		.count = n,
+		.op_size = sizeof(ops[0]),
+	};
 	uint64_t t0 = now_ns();
 	unsigned int i;
 	int ret;
@@ -135,8 +129,8 @@ static void arm_batch(int fd, const uint64_t *c, unsigned int n)
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		if (ops[i].result) {
-			errno = (int)-ops[i].result;
+		if (ops[i].out_result) {
+			errno = (int)-ops[i].out_result;
 			failed("batch record");
 			continue;
 		}
@@ -183,33 +177,29 @@ static int open_dev(void)
 		failed("open /dev/twheel");
 		exit(1);
 	}
-	if (ioctl(fd, TWHEEL_IOC_API, &api)) {
+	if (_test_ioctl_api(fd, &api)) {
 		failed("TWHEEL_IOC_API");
 		exit(1);
 	}
-	if (api.abi_version != TWHEEL_ABI_VERSION ||
-	    api.event_size != sizeof(struct twheel_event)) {
+	if (api.out_abi_version != TWHEEL_ABI_VERSION ||
+	    api.out_event_size != sizeof(struct twheel_event)) {
 		fprintf(stderr, "twheel_lifecycle: ABI %u, event size %u\n",
-			api.abi_version, api.event_size);
+			api.out_abi_version, api.out_event_size);
 		exit(1);
 	}
-	tick_ns = api.tick_ns;
+	tick_ns = api.out_tick_ns;
 	return fd;
 }
 
 /* The second file: periodic 1 ms timers whose events are never read. */
 static void arm_unread(int fd)
 {
-	struct twheel_arm arm;
+	uint64_t period = tick_ns > 10 * NSEC_PER_MSEC ? tick_ns : 10 * NSEC_PER_MSEC;
 	unsigned int i;
 
-	for (i = 0; i < count; i++) {
-		memset(&arm, 0, sizeof(arm));
-		arm.period = tick_ns > 10 * NSEC_PER_MSEC ? tick_ns : 10 * NSEC_PER_MSEC;
-		arm.expires = arm.period;
-		if (ioctl(fd, TWHEEL_IOC_ARM, &arm))
+	for (i = 0; i < count; i++)
+		if (_test_ioctl_arm(fd, 0, period, period, 0, 0, NULL))
 			failed("TWHEEL_IOC_ARM");
-	}
 }
 
 static void signal_ready(const char *path)

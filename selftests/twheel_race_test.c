@@ -60,7 +60,7 @@
 #include <linux/userfaultfd.h>
 
 #include "kselftest_harness.h"
-#include "twheel_selftest.h"
+#include "twheel_utils.h"
 
 #define EV_SIZE			sizeof(struct twheel_event)
 /* Bound for an event that must come.  Generous: TCG, KASAN, lockdep. */
@@ -242,16 +242,16 @@ static void *arm_job_fn(void *arg)
 	j->cpu = sched_getcpu();
 	for (i = 0; i < j->n; i++) {
 		op_set(&j->ops[i], TWHEEL_OP_ARM, 0, 0, j->cookie + i);
-		j->ops[i].period = j->period;
+		j->ops[i].spec.period = j->period;
 	}
 	j->armed_at = now_ns();
-	ret = tw_batch(j->fd, j->ops, j->n, NULL);
+	ret = _test_ioctl_batch(j->fd, j->ops, j->n, NULL);
 	if (ret < 0)
 		j->err = ret;
 	else if (ret != j->n)
 		j->err = -EIO;
 	for (i = 0; !j->err && i < j->n; i++)
-		j->err = j->ops[i].result;
+		j->err = j->ops[i].out_result;
 	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -383,10 +383,10 @@ FIXTURE_SETUP(twheel_race)
 	self->fd = open(TWHEEL_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s: %s (is twheel.ko loaded?)",
 				      TWHEEL_DEV, strerror(errno));
-	ASSERT_EQ(0, tw_api(self->fd, &self->api));
-	ASSERT_EQ(TWHEEL_ABI_VERSION, self->api.abi_version);
-	ASSERT_EQ(FEATURES_USED, self->api.features & FEATURES_USED);
-	ASSERT_LT(0, self->api.tick_ns);
+	ASSERT_EQ(0, _test_ioctl_api(self->fd, &self->api));
+	ASSERT_EQ(TWHEEL_ABI_VERSION, self->api.out_abi_version);
+	ASSERT_EQ(FEATURES_USED, self->api.out_features & FEATURES_USED);
+	ASSERT_LT(0, self->api.out_tick_ns);
 }
 
 FIXTURE_TEARDOWN(twheel_race)
@@ -419,7 +419,7 @@ TEST_F(twheel_race, query_periodic_mid_callback)
 	struct arm_job job = {
 		.fd = self->fd,
 		.n = QUERY_TIMERS,
-		.period = self->api.tick_ns,
+		.period = self->api.out_tick_ns,
 		.cookie = QUERY_COOKIE,
 		.ops = ops,
 	};
@@ -445,21 +445,21 @@ TEST_F(twheel_race, query_periodic_mid_callback)
 		struct twheel_query q;
 		int i, n;
 
-		ASSERT_EQ(0, tw_query(self->fd, op->handle, &q));
+		test_ioctl_query(self->fd, op->handle, &q);
 		queries++;
-		if (!(q.state & TWHEEL_QUERY_PENDING)) {
-			if (q.state & TWHEEL_QUERY_EVENT)
+		if (!(q.out_state & TWHEEL_QUERY_PENDING)) {
+			if (q.out_state & TWHEEL_QUERY_EVENT)
 				event_only++;
 			else
 				neither++;
 			if (!bad.handle)
 				bad = q;
-		} else if (!q.expires) {
+		} else if (!q.out_expires) {
 			no_expiry++;
 		}
-		if (q.period != op->period || q.cookie != op->cookie)
+		if (q.out_period != op->spec.period || q.out_cookie != op->spec.cookie)
 			bad_fields++;
-		if (!(q.state & TWHEEL_QUERY_EVENT))
+		if (!(q.out_state & TWHEEL_QUERY_EVENT))
 			continue;
 		/* Keep the queue empty, as a program reading its events does. */
 		n = read_now(self->fd, ev, QUERY_TIMERS);
@@ -481,7 +481,7 @@ TEST_F(twheel_race, query_periodic_mid_callback)
 	       events, self->delays ? CALLBACK_DELAY_US : 0);
 	EXPECT_EQ(0, neither)
 		TH_LOG("%ld of %ld answers: neither PENDING nor EVENT (state %u)",
-		       neither, queries, bad.state);
+		       neither, queries, bad.out_state);
 	EXPECT_EQ(0, event_only)
 		TH_LOG("%ld of %ld answers had EVENT but not PENDING", event_only,
 		       queries);
@@ -556,15 +556,15 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 
 		for (i = 0; i < n; i++) {
 			uint64_t h = ops[i].handle, t0 = now_ns(), t1;
-			uint64_t exp = t0 + FAR, cookie = MID_NEW_COOKIE | ops[i].cookie;
+			uint64_t exp = t0 + FAR, cookie = MID_NEW_COOKIE | ops[i].spec.cookie;
 			struct twheel_query q;
 			uint32_t st = 0;
 
 			if (modify) {
-				ASSERT_EQ(0, tw_modify(fd, h, TWHEEL_ARM_ABS, exp,
-						       2 * tick, 0, cookie));
+				test_ioctl_modify(fd, h, TWHEEL_ARM_ABS, exp,
+						       2 * tick, 0, cookie);
 			} else {
-				ASSERT_EQ(0, tw_cancel(fd, h, &st));
+				test_ioctl_cancel(fd, h, &st);
 			}
 			t1 = now_ns();
 			ops_done++;
@@ -575,9 +575,9 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 					bad_status = st;
 				continue;
 			}
-			ASSERT_EQ(0, tw_query(fd, h, &q));
-			if (q.state != TWHEEL_QUERY_PENDING || q.expires != exp ||
-			    q.period != 2 * tick || q.cookie != cookie) {
+			test_ioctl_query(fd, h, &q);
+			if (q.out_state != TWHEEL_QUERY_PENDING || q.out_expires != exp ||
+			    q.out_period != 2 * tick || q.out_cookie != cookie) {
 				if (!bad_query++)
 					badq = q;
 			}
@@ -593,7 +593,7 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 			late_events += k;
 		}
 		for (i = 0; modify && i < n; i++)
-			ASSERT_EQ(0, tw_cancel(fd, ops[i].handle, NULL));
+			test_ioctl_cancel(fd, ops[i].handle, NULL);
 	}
 	TH_LOG("%d rounds of %d timers, %llu ms: %ld %s, %ld waited for a callback, callback_us %d",
 	       round, n, (unsigned long long)((now_ns() - start) / NSEC_PER_MSEC),
@@ -601,7 +601,7 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 	       delays ? CALLBACK_DELAY_US : 0);
 
 	/* The sentinel: due now, so in a pass after every one of the rounds. */
-	ASSERT_EQ(0, tw_arm(fd, 0, 0, 0, 0, SENTINEL_COOKIE, &s));
+	test_ioctl_arm(fd, 0, 0, 0, 0, SENTINEL_COOKIE, &s);
 	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
 	while (!seen) {
 		ASSERT_EQ(1, wait_in(fd, ms_until(deadline)))
@@ -625,9 +625,9 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 	} else {
 		EXPECT_EQ(0, bad_query)
 			TH_LOG("%ld of %ld modified: state %u period %llu cookie %#llx",
-			       bad_query, ops_done, badq.state,
-			       (unsigned long long)badq.period,
-			       (unsigned long long)badq.cookie);
+			       bad_query, ops_done, badq.out_state,
+			       (unsigned long long)badq.out_period,
+			       (unsigned long long)badq.out_cookie);
 	}
 	EXPECT_EQ(0, late_events)
 		TH_LOG("%ld events read after their timer was %s, e.g. handle %#llx cookie %#llx",
@@ -640,13 +640,13 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 
 TEST_F(twheel_race, cancel_periodic_mid_callback)
 {
-	mid_callback_rounds(_metadata, self->fd, self->api.tick_ns,
+	mid_callback_rounds(_metadata, self->fd, self->api.out_tick_ns,
 			    self->delays, false);
 }
 
 TEST_F(twheel_race, modify_periodic_mid_callback)
 {
-	mid_callback_rounds(_metadata, self->fd, self->api.tick_ns,
+	mid_callback_rounds(_metadata, self->fd, self->api.out_tick_ns,
 			    self->delays, true);
 }
 
@@ -758,8 +758,8 @@ static void *ioctls_fn(void *arg)
 {
 	struct ioctls_job *j = arg;
 
-	j->query_ret = tw_query(j->fd, j->query, &j->q);
-	j->arm_ret = tw_arm(j->fd, 0, FAR, 0, 0, STALL_NEW_COOKIE, &j->armed);
+	j->query_ret = _test_ioctl_query(j->fd, j->query, &j->q);
+	j->arm_ret = _test_ioctl_arm(j->fd, 0, FAR, 0, 0, STALL_NEW_COOKIE, &j->armed);
 	if (write(j->done_fd, "", 1) != 1)
 		j->arm_ret = -EIO;
 	return NULL;
@@ -806,8 +806,8 @@ TEST_F(twheel_race, ioctls_during_stalled_read)
 	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
 
 	/* A timer to query, and an event waiting to be read. */
-	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, STALL_FAR_COOKIE, &job.query));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, 0, 0, 0, STALL_EV_COOKIE, &ev_handle));
+	test_ioctl_arm(self->fd, 0, FAR, 0, 0, STALL_FAR_COOKIE, &job.query);
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_EV_COOKIE, &ev_handle);
 	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS)) TH_LOG("no event");
 
 	rd.buf = page;
@@ -842,11 +842,11 @@ TEST_F(twheel_race, ioctls_during_stalled_read)
 	EXPECT_EQ(STALL_EV_COOKIE, ev.cookie);
 	EXPECT_LE(ev.expires, ev.fired);
 	EXPECT_EQ(0, job.query_ret);
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, job.q.state);
-	EXPECT_EQ(STALL_FAR_COOKIE, job.q.cookie);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, job.q.out_state);
+	EXPECT_EQ(STALL_FAR_COOKIE, job.q.out_cookie);
 	EXPECT_EQ(0, job.arm_ret);
-	EXPECT_EQ(0, tw_cancel(self->fd, job.armed, NULL));
-	EXPECT_EQ(0, tw_cancel(self->fd, job.query, NULL));
+	EXPECT_EQ(0, _test_ioctl_cancel(self->fd, job.armed, NULL));
+	EXPECT_EQ(0, _test_ioctl_cancel(self->fd, job.query, NULL));
 
 	close(done[0]);
 	close(done[1]);

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "twheel_selftest.h"
+#include "twheel_utils.h"
 
 #define ROUNDS		2000
 #define CPU_A		0
@@ -79,7 +79,7 @@ static bool two_cpus(void)
 static void cancel_one(struct side *s, int fd, int i, int *err)
 {
 	uint32_t status = 0;
-	int ret = tw_cancel(fd, s->handle[i], &status);
+	int ret = _test_ioctl_cancel(fd, s->handle[i], &status);
 
 	if (!ret)	/* PENDING: never fires; FIRED: its event withdrawn */
 		s->gone[i] = true;
@@ -102,7 +102,7 @@ static void *side_fn(void *arg)
 		uint64_t deadline;
 
 		t = now_ns() + (1 + (i * 7919 + s->cpu * 13) % 20) * NSEC_PER_MSEC;
-		ret = tw_arm(s->fd, TWHEEL_ARM_ABS, t, 0, 0,
+		ret = _test_ioctl_arm(s->fd, TWHEEL_ARM_ABS, t, 0, 0,
 			     ((uint64_t)s->cpu << 32) | i, &handle);
 		if (ret) {
 			if (!s->err)

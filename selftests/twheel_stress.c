@@ -55,8 +55,8 @@
 
 #include <linux/twheel.h>
 
-#define NSEC_PER_MSEC		1000000ULL
-#define NSEC_PER_SEC		1000000000ULL
+#include "twheel_utils.h"
+
 #define MAX_THREADS		64
 #define MAX_FDS			MAX_THREADS
 #define READ_EVENTS		256
@@ -137,23 +137,6 @@ struct worker {
 	struct twheel_batch_op *ops;
 	struct twheel_event *evbuf;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-	/* xorshift64* */
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545f4914f6cdd1dULL;
-}
 
 static void add(uint64_t *c, uint64_t v)
 {
@@ -298,8 +281,10 @@ static void note_req(uint64_t req)
 static bool run_batch(struct worker *w, unsigned int count)
 {
 	struct twheel_batch b = {
+		.size = sizeof(b),
 		.ops = (uintptr_t)w->ops,
 		.count = count,
+		.op_size = sizeof(*w->ops),
 	};
 	int ret;
 
@@ -307,10 +292,10 @@ static bool run_batch(struct worker *w, unsigned int count)
 		return true;
 	ret = ioctl(fds[w->fd], TWHEEL_IOC_BATCH, &b);
 	add(&cnt.batches, 1);
-	if (ret != (int)count || b.done != count) {
+	if (ret != (int)count || b.out_done != count) {
 		violation(&cnt.errors, R_ERROR,
 			  "TWHEEL_IOC_BATCH of %u records returned %d (%s), done %u",
-			  count, ret, ret < 0 ? strerror(errno) : "short", b.done);
+			  count, ret, ret < 0 ? strerror(errno) : "short", b.out_done);
 		return false;
 	}
 	return true;
@@ -326,12 +311,12 @@ static void arm_chunk(struct worker *w, uint64_t a, uint64_t b)
 
 		memset(op, 0, sizeof(*op));
 		op->op = TWHEEL_OP_ARM;
-		op->flags = TWHEEL_ARM_ABS;
-		op->expires = now + rnd(&w->rng) % opt.spread_ns;
-		op->slack = pick_slack(w);
-		op->cookie = COOKIE(i, 0);
-		op->result = INT64_MIN;
-		note_req(op->expires);
+		op->spec.flags = TWHEEL_ARM_ABS;
+		op->spec.expires = now + rnd(&w->rng) % opt.spread_ns;
+		op->spec.slack = pick_slack(w);
+		op->spec.cookie = COOKIE(i, 0);
+		op->out_result = INT32_MIN;	/* ARM always writes it */
+		note_req(op->spec.expires);
 	}
 	if (!run_batch(w, k))
 		return;
@@ -339,14 +324,14 @@ static void arm_chunk(struct worker *w, uint64_t a, uint64_t b)
 		struct twheel_batch_op *op = &w->ops[k];
 		struct trec *r = &recs[i];
 
-		if (op->result || !op->handle) {
+		if (op->out_result || !op->handle) {
 			violation(&cnt.errors, R_ERROR, "arm of timer %" PRIu64 ": result %" PRId64
-				  " (%s), handle %#" PRIx64, i, (int64_t)op->result,
-				  strerror((int)-op->result), (uint64_t)op->handle);
+				  " (%s), handle %#" PRIx64, i, (int64_t)op->out_result,
+				  strerror((int)-op->out_result), (uint64_t)op->handle);
 			continue;
 		}
 		r->handle = op->handle;
-		r->req = op->expires;
+		r->req = op->spec.expires;
 		r->gen = 0;
 		r->state = T_LIVE;
 		add(&cnt.armed, 1);
@@ -409,21 +394,22 @@ static void single_op(struct worker *w, uint32_t idx, uint32_t op,
 
 	add(&cnt.singles, 1);
 	if (op == TWHEEL_OP_MODIFY) {
-		struct twheel_arm a = {
-			.flags = TWHEEL_ARM_ABS,
+		struct twheel_modify a = {
+			.size = sizeof(a),
 			.handle = r->handle,
-			.expires = req,
-			.slack = slack,
-			.cookie = COOKIE(idx, gen),
+			.spec.flags = TWHEEL_ARM_ABS,
+			.spec.expires = req,
+			.spec.slack = slack,
+			.spec.cookie = COOKIE(idx, gen),
 		};
 
 		ret = ioctl(fds[w->fd], TWHEEL_IOC_MODIFY, &a) ? -errno : 0;
 		apply(idx, op, ret, gen, req, 0);
 	} else {
-		struct twheel_cancel c = { .handle = r->handle };
+		struct twheel_cancel c = { .size = sizeof(c), .handle = r->handle };
 
 		ret = ioctl(fds[w->fd], TWHEEL_IOC_CANCEL, &c) ? -errno : 0;
-		apply(idx, op, ret, 0, 0, ret ? 0 : c.status);
+		apply(idx, op, ret, 0, 0, ret ? 0 : c.out_status);
 	}
 }
 
@@ -431,7 +417,7 @@ static void single_op(struct worker *w, uint32_t idx, uint32_t op,
 static void query(struct worker *w, uint32_t idx)
 {
 	struct trec *r = &recs[idx];
-	struct twheel_query q = { .handle = r->handle };
+	struct twheel_query q = { .size = sizeof(q), .handle = r->handle };
 	int ret = ioctl(fds[w->fd], TWHEEL_IOC_QUERY, &q) ? -errno : 0;
 
 	add(&cnt.queried, 1);
@@ -449,15 +435,15 @@ static void query(struct worker *w, uint32_t idx)
 		violation(&cnt.dead_op, R_DEAD, "QUERY of released timer %u succeeded", idx);
 		return;
 	}
-	if (q.handle != r->handle || q.cookie != COOKIE(idx, r->gen) || q.period ||
-	    (q.state & ~(uint32_t)(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT)) ||
-	    ((q.state & TWHEEL_QUERY_PENDING) && q.expires != r->req))
+	if (q.handle != r->handle || q.out_cookie != COOKIE(idx, r->gen) || q.out_period ||
+	    (q.out_state & ~(uint32_t)(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT)) ||
+	    ((q.out_state & TWHEEL_QUERY_PENDING) && q.out_expires != r->req))
 		violation(&cnt.bad, R_BAD,
 			  "QUERY of timer %u: handle %#" PRIx64 " cookie %#" PRIx64
 			  " state %#x expires %" PRIu64 ", expected cookie %#" PRIx64
 			  " expires %" PRIu64,
-			  idx, (uint64_t)q.handle, (uint64_t)q.cookie, q.state,
-			  (uint64_t)q.expires, COOKIE(idx, r->gen), r->req);
+			  idx, (uint64_t)q.handle, (uint64_t)q.out_cookie, q.out_state,
+			  (uint64_t)q.out_expires, COOKIE(idx, r->gen), r->req);
 }
 
 /*
@@ -505,12 +491,13 @@ static void ops_chunk(struct worker *w, uint64_t a, uint64_t b)
 			memset(op, 0, sizeof(*op));
 			op->op = is_cancel ? TWHEEL_OP_CANCEL : TWHEEL_OP_MODIFY;
 			op->handle = r->handle;
-			op->result = INT64_MIN;
+			/* written only if the record fails */
+			op->out_result = 0;
 			if (!is_cancel) {
-				op->flags = TWHEEL_ARM_ABS;
-				op->expires = req;
-				op->slack = slack;
-				op->cookie = COOKIE(i, gen);
+				op->spec.flags = TWHEEL_ARM_ABS;
+				op->spec.expires = req;
+				op->spec.slack = slack;
+				op->spec.cookie = COOKIE(i, gen);
 			}
 			meta[k].idx = i;
 			meta[k].gen = gen;
@@ -522,7 +509,7 @@ static void ops_chunk(struct worker *w, uint64_t a, uint64_t b)
 	for (j = 0; j < k; j++) {
 		struct twheel_batch_op *op = &w->ops[j];
 
-		apply(meta[j].idx, op->op, op->result, meta[j].gen, op->expires, 0);
+		apply(meta[j].idx, op->op, op->out_result, meta[j].gen, op->spec.expires, 0);
 	}
 }
 
@@ -764,7 +751,7 @@ static void bad_usage(void)
 
 int main(int argc, char **argv)
 {
-	struct twheel_api api = { 0 };
+	struct twheel_api api = { .size = sizeof(api) };
 	int c, fd, runs[2], nruns, r;
 	bool ok = true;
 
@@ -823,9 +810,9 @@ int main(int argc, char **argv)
 	printf("%s# seed %" PRIu64 ", %" PRIu64 " timers, spread %" PRIu64 " ms, batch %u; tick %"
 	       PRIu64 " ns, max_timers_per_fd %" PRIu64 ", max_timers_per_user %" PRIu64 "\n",
 	       opt.indent, opt.seed, opt.n, (uint64_t)(opt.spread_ns / NSEC_PER_MSEC), opt.batch,
-	       (uint64_t)api.tick_ns, (uint64_t)api.max_timers_per_fd,
-	       (uint64_t)api.max_timers_per_user);
-	if (api.max_timers_per_fd < opt.n || api.max_timers_per_user < opt.n) {
+	       (uint64_t)api.out_tick_ns, (uint64_t)api.out_max_timers_per_fd,
+	       (uint64_t)api.out_max_timers_per_user);
+	if (api.out_max_timers_per_fd < opt.n || api.out_max_timers_per_user < opt.n) {
 		printf("%sBail out! the timer limits are below %" PRIu64
 		       ": load twheel with larger max_timers_per_fd/max_timers_per_user\n",
 		       opt.indent, opt.n);

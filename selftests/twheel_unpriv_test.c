@@ -41,7 +41,7 @@
 #include <linux/twheel.h>
 
 #include "kselftest_harness.h"
-#include "twheel_selftest.h"
+#include "twheel_utils.h"
 
 #define PARAM_DIR		"/sys/module/twheel/parameters"
 #define UID_A			65534	/* the user under test ("nobody") */
@@ -76,15 +76,15 @@ static uint64_t arm_many(int fd, uint64_t n, uint64_t cookie, int *err,
 
 		for (j = 0; j < k; j++)
 			op_set(&ops[j], TWHEEL_OP_ARM, 0, FAR, cookie + j);
-		r = tw_batch(fd, ops, k, NULL);
+		r = _test_ioctl_batch(fd, ops, k, NULL);
 		if (r < 0) {
 			*err = r;
 			return armed;
 		}
 		for (i = 0; i < (uint64_t)r; i++) {
-			if (ops[i].result) {
+			if (ops[i].out_result) {
 				if (!*err)
-					*err = ops[i].result;
+					*err = ops[i].out_result;
 				continue;
 			}
 			if (!armed++ && first)
@@ -171,14 +171,14 @@ static int peer_check(struct peer_file *pf)
 		}
 		for (i = 0; i < pf[f].n; i++) {
 			struct twheel_query q;
-			int r = tw_query(pf[f].fd, pf[f].h[i], &q);
+			int r = _test_ioctl_query(pf[f].fd, pf[f].h[i], &q);
 
-			if (r || !(q.state & TWHEEL_QUERY_PENDING) ||
-			    q.cookie != (PEER_COOKIE | (uint64_t)f << 32) + i) {
+			if (r || !(q.out_state & TWHEEL_QUERY_PENDING) ||
+			    q.out_cookie != (PEER_COOKIE | (uint64_t)f << 32) + i) {
 				fprintf(stderr,
 					"# peer %d: timer %#llx: %d, state %u, cookie %#llx\n",
 					getpid(), (unsigned long long)pf[f].h[i],
-					r, q.state, (unsigned long long)q.cookie);
+					r, q.out_state, (unsigned long long)q.out_cookie);
 				return -EBADFD;
 			}
 		}
@@ -200,10 +200,10 @@ static int peer_arm(struct peer_file *pf, int file, uint64_t n,
 	/* One record at a time: the reply reports exactly the first failure. */
 	while (rep->armed < n) {
 		op_set(&op, TWHEEL_OP_ARM, 0, FAR, cookie + rep->armed);
-		if (tw_batch(pf->fd, &op, 1, NULL) != 1)
+		if (_test_ioctl_batch(pf->fd, &op, 1, NULL) != 1)
 			return -errno;
-		if (op.result)
-			return op.result;
+		if (op.out_result)
+			return op.out_result;
 		pf->h[pf->n++] = op.handle;
 		if (rep->armed < PEER_HANDLES)
 			rep->h[rep->armed] = op.handle;
@@ -330,8 +330,8 @@ FIXTURE_SETUP(unpriv)
 	self->fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, self->fd) TH_LOG("open %s as uid %d: %s", TWHEEL_DEV,
 				      getuid(), strerror(errno));
-	ASSERT_EQ(0, ioctl(self->fd, TWHEEL_IOC_API, &self->api));
-	ASSERT_EQ(TWHEEL_ABI_VERSION, self->api.abi_version);
+	test_ioctl_api(self->fd, &self->api);
+	ASSERT_EQ(TWHEEL_ABI_VERSION, self->api.out_abi_version);
 }
 
 FIXTURE_TEARDOWN(unpriv)
@@ -420,52 +420,52 @@ TEST_F(unpriv, own_timers_work)
 	uint32_t st, done;
 	int i;
 
-	period = 10 * NSEC_PER_MSEC < self->api.tick_ns ? self->api.tick_ns :
+	period = 10 * NSEC_PER_MSEC < self->api.out_tick_ns ? self->api.out_tick_ns :
 							  10 * NSEC_PER_MSEC;
-	ASSERT_EQ(0, tw_arm(self->fd, 0, ms20, 0, 0, 1, &h1));
-	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 2, &h2));
+	test_ioctl_arm(self->fd, 0, ms20, 0, 0, 1, &h1);
+	test_ioctl_arm(self->fd, 0, FAR, 0, 0, 2, &h2);
 	EXPECT_NE(h1, h2);
 	ASSERT_EQ(0, read_event(self->fd, &ev));
 	EXPECT_EQ(h1, ev.handle);
 	EXPECT_EQ(1, ev.cookie);
 	EXPECT_LE(ev.expires, ev.fired);
 	/* a one-shot ends once read */
-	EXPECT_EQ(-ENOENT, tw_query(self->fd, h1, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(self->fd, h1, &q));
 
-	ASSERT_EQ(0, tw_modify(self->fd, h2, 0, ms20, 0, 0, 3));
+	test_ioctl_modify(self->fd, h2, 0, ms20, 0, 0, 3);
 	ASSERT_EQ(0, read_event(self->fd, &ev));
 	EXPECT_EQ(h2, ev.handle);
 	EXPECT_EQ(3, ev.cookie);
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 4, &h3));
-	ASSERT_EQ(0, tw_query(self->fd, h3, &q));
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-	EXPECT_EQ(4, q.cookie);
-	ASSERT_EQ(0, tw_cancel(self->fd, h3, &st));
+	test_ioctl_arm(self->fd, 0, FAR, 0, 0, 4, &h3);
+	test_ioctl_query(self->fd, h3, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_EQ(4, q.out_cookie);
+	test_ioctl_cancel(self->fd, h3, &st);
 	EXPECT_EQ(TWHEEL_CANCEL_PENDING, st);
-	EXPECT_EQ(-ENOENT, tw_cancel(self->fd, h3, &st));
+	EXPECT_EQ(-ENOENT, _test_ioctl_cancel(self->fd, h3, &st));
 
-	ASSERT_EQ(0, tw_arm(self->fd, 0, period, period, 0, 5, &hp));
+	test_ioctl_arm(self->fd, 0, period, period, 0, 5, &hp);
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, read_event(self->fd, &ev));
 		EXPECT_EQ(hp, ev.handle);
 		EXPECT_EQ(5, ev.cookie);
 		EXPECT_EQ(TWHEEL_EVENT_PERIODIC, ev.flags);
 	}
-	ASSERT_EQ(0, tw_cancel(self->fd, hp, NULL));
+	test_ioctl_cancel(self->fd, hp, NULL);
 
 	op_set(&ops[0], TWHEEL_OP_ARM, 0, FAR, 6);
 	op_set(&ops[1], TWHEEL_OP_ARM, 0, FAR, 7);
-	ASSERT_EQ(2, tw_batch(self->fd, ops, 2, &done));
+	ASSERT_EQ(2, _test_ioctl_batch(self->fd, ops, 2, &done));
 	EXPECT_EQ(2, done);
-	EXPECT_EQ(0, ops[0].result);
-	EXPECT_EQ(0, ops[1].result);
+	EXPECT_EQ(0, ops[0].out_result);
+	EXPECT_EQ(0, ops[1].out_result);
 	EXPECT_EQ(2, fd_timers(self->fd));
 	op_set(&ops[0], TWHEEL_OP_CANCEL, ops[0].handle, 0, 0);
 	op_set(&ops[1], TWHEEL_OP_CANCEL, ops[1].handle, 0, 0);
-	ASSERT_EQ(2, tw_batch(self->fd, ops, 2, &done));
-	EXPECT_EQ(0, ops[0].result);
-	EXPECT_EQ(0, ops[1].result);
+	ASSERT_EQ(2, _test_ioctl_batch(self->fd, ops, 2, &done));
+	EXPECT_EQ(RESULT_POISON, ops[0].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[1].out_result);
 	EXPECT_EQ(0, fd_timers(self->fd));
 }
 
@@ -483,22 +483,22 @@ static bool foreign_handle(struct __test_metadata *_metadata, int fd,
 	uint32_t done;
 
 	if (foreign == own) {
-		EXPECT_EQ(0, tw_query(fd, foreign, &q));
-		EXPECT_EQ(own_cookie, q.cookie);
+		EXPECT_EQ(0, _test_ioctl_query(fd, foreign, &q));
+		EXPECT_EQ(own_cookie, q.out_cookie);
 		return false;
 	}
-	EXPECT_EQ(-ENOENT, tw_query(fd, foreign, &q));
+	EXPECT_EQ(-ENOENT, _test_ioctl_query(fd, foreign, &q));
 	/* a modify of the foreign timer would make it fire now */
-	EXPECT_EQ(-ENOENT, tw_modify(fd, foreign, 0, 0, 0, 0, 99));
-	EXPECT_EQ(-ENOENT, tw_cancel(fd, foreign, NULL));
+	EXPECT_EQ(-ENOENT, _test_ioctl_modify(fd, foreign, 0, 0, 0, 0, 99));
+	EXPECT_EQ(-ENOENT, _test_ioctl_cancel(fd, foreign, NULL));
 	op_set(&ops[0], TWHEEL_OP_MODIFY, foreign, 0, 99);
 	op_set(&ops[1], TWHEEL_OP_CANCEL, foreign, 0, 0);
 	op_set(&ops[2], TWHEEL_OP_MODIFY, foreign, FAR, 99);
-	EXPECT_EQ(3, tw_batch(fd, ops, 3, &done));
+	EXPECT_EQ(3, _test_ioctl_batch(fd, ops, 3, &done));
 	EXPECT_EQ(3, done);
-	EXPECT_EQ(-ENOENT, ops[0].result);
-	EXPECT_EQ(-ENOENT, ops[1].result);
-	EXPECT_EQ(-ENOENT, ops[2].result);
+	EXPECT_EQ(-ENOENT, ops[0].out_result);
+	EXPECT_EQ(-ENOENT, ops[1].out_result);
+	EXPECT_EQ(-ENOENT, ops[2].out_result);
 	return true;
 }
 
@@ -512,16 +512,16 @@ TEST_F(unpriv, other_file_handles_enoent)
 	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < 6; i++)
-		ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 10 + i, &h[i]));
-	ASSERT_EQ(0, tw_arm(fd2, 0, FAR, 0, 0, 20, &g));
+		test_ioctl_arm(self->fd, 0, FAR, 0, 0, 10 + i, &h[i]);
+	test_ioctl_arm(fd2, 0, FAR, 0, 0, 20, &g);
 	for (i = 0; i < 6; i++)
 		enoent += foreign_handle(_metadata, fd2, h[i], g, 20);
 	EXPECT_LE(5, enoent);
 	/* the first file's timers are untouched */
 	for (i = 0; i < 6; i++) {
-		ASSERT_EQ(0, tw_query(self->fd, h[i], &q));
-		EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
-		EXPECT_EQ(10 + i, q.cookie);
+		test_ioctl_query(self->fd, h[i], &q);
+		EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+		EXPECT_EQ(10 + i, q.out_cookie);
 	}
 	EXPECT_EQ(6, fd_timers(self->fd));
 	EXPECT_EQ(1, fd_timers(fd2));
@@ -537,7 +537,7 @@ static void foreign_process(struct __test_metadata *_metadata, int fd,
 	int i, enoent = 0;
 	uint64_t mine;
 
-	ASSERT_EQ(0, tw_arm(fd, 0, FAR, 0, 0, 1, &mine));
+	test_ioctl_arm(fd, 0, FAR, 0, 0, 1, &mine);
 	ASSERT_EQ(0, peer_call(p, PEER_OPEN, 0, 0, &rep));
 	ASSERT_EQ(0, rep.ret);
 	ASSERT_EQ(0, peer_call(p, PEER_ARM, 0, PEER_HANDLES, &rep));
@@ -549,8 +549,8 @@ static void foreign_process(struct __test_metadata *_metadata, int fd,
 	/* the peer's timers are all still armed, with their cookies */
 	ASSERT_EQ(0, peer_call(p, PEER_CHECK, 0, 0, &rep));
 	EXPECT_EQ(0, rep.ret);
-	ASSERT_EQ(0, tw_query(fd, mine, &q));
-	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.state);
+	test_ioctl_query(fd, mine, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
 	EXPECT_EQ(1, fd_timers(fd));
 }
 
@@ -575,8 +575,8 @@ TEST_F(unpriv, same_user_other_process_handles_enoent)
  */
 TEST_F(unpriv, user_limit_across_files)
 {
-	uint64_t lim = self->api.max_timers_per_user;
-	uint64_t per_fd = self->api.max_timers_per_fd;
+	uint64_t lim = self->api.out_max_timers_per_user;
+	uint64_t per_fd = self->api.out_max_timers_per_fd;
 	uint64_t per, first[MAX_FILES], h, k, b_left;
 	int fds[MAX_FILES], nf, fd3, i, err, f;
 	struct twheel_batch_op op;
@@ -595,11 +595,11 @@ TEST_F(unpriv, user_limit_across_files)
 	fd3 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd3);
 	for (i = 0; i < nf; i++)
-		EXPECT_EQ(-ENOSPC, tw_arm(fds[i], 0, FAR, 0, 0, 1, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(fd3, 0, FAR, 0, 0, 1, &h));
+		EXPECT_EQ(-ENOSPC, _test_ioctl_arm(fds[i], 0, FAR, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(fd3, 0, FAR, 0, 0, 1, &h));
 	op_set(&op, TWHEEL_OP_ARM, 0, FAR, 1);
-	EXPECT_EQ(1, tw_batch(fd3, &op, 1, NULL));
-	EXPECT_EQ(-ENOSPC, op.result);
+	EXPECT_EQ(1, _test_ioctl_batch(fd3, &op, 1, NULL));
+	EXPECT_EQ(-ENOSPC, op.out_result);
 	/* ...and in another process of the user */
 	ASSERT_EQ(0, peer_call(&self->same, PEER_OPEN, 0, 0, &rep));
 	ASSERT_EQ(0, peer_call(&self->same, PEER_ARM, 0, 1, &rep));
@@ -623,15 +623,15 @@ TEST_F(unpriv, user_limit_across_files)
 	EXPECT_EQ(-ENOSPC, rep.ret);
 
 	/* a file opened by root is charged to root, whoever uses it */
-	ASSERT_EQ(0, tw_arm(self->rootfd, 0, FAR, 0, 0, 1, &h));
-	ASSERT_EQ(0, tw_cancel(self->rootfd, h, NULL));
+	test_ioctl_arm(self->rootfd, 0, FAR, 0, 0, 1, &h);
+	test_ioctl_cancel(self->rootfd, h, NULL);
 
 	/* one cancel makes room for one timer, in any process of the user */
-	ASSERT_EQ(0, tw_cancel(fds[0], first[0], NULL));
+	test_ioctl_cancel(fds[0], first[0], NULL);
 	ASSERT_EQ(0, peer_call(&self->same, PEER_ARM, 0, 1, &rep));
 	EXPECT_EQ(0, rep.ret);
 	EXPECT_EQ(1, rep.armed);
-	EXPECT_EQ(-ENOSPC, tw_arm(fd3, 0, FAR, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(fd3, 0, FAR, 0, 0, 1, &h));
 
 	/* closing a file gives its timers back: exactly k */
 	k = fd_timers(fds[nf - 1]);
@@ -658,8 +658,8 @@ TEST_F(unpriv, user_limit_across_files)
  */
 TEST_F(unpriv, batch_crosses_user_limit)
 {
-	uint64_t lim = self->api.max_timers_per_user;
-	uint64_t per_fd = self->api.max_timers_per_fd;
+	uint64_t lim = self->api.out_max_timers_per_user;
+	uint64_t per_fd = self->api.out_max_timers_per_fd;
 	uint64_t per, first[MAX_FILES], h0, h;
 	struct twheel_batch_op ops[8];
 	int fds[MAX_FILES], nf, i;
@@ -673,7 +673,7 @@ TEST_F(unpriv, batch_crosses_user_limit)
 	/* lim - 3 timers: lim - 4 in other files, one (h0) in ours */
 	per = per_fd < lim ? per_fd : lim;
 	nf = spread(_metadata, lim - 4, per, fds, first);
-	ASSERT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 100, &h0));
+	test_ioctl_arm(self->fd, 0, FAR, 0, 0, 100, &h0);
 
 	op_set(&ops[0], TWHEEL_OP_ARM, 0, FAR, 200);
 	op_set(&ops[1], TWHEEL_OP_ARM, 0, FAR, 201);
@@ -683,28 +683,28 @@ TEST_F(unpriv, batch_crosses_user_limit)
 	op_set(&ops[5], TWHEEL_OP_ARM, 0, FAR, 205);	/* h0's room */
 	op_set(&ops[6], TWHEEL_OP_ARM, 0, FAR, 206);
 	op_set(&ops[7], TWHEEL_OP_CANCEL, h0, 0, 0);
-	ASSERT_EQ(8, tw_batch(self->fd, ops, 8, &done));
+	ASSERT_EQ(8, _test_ioctl_batch(self->fd, ops, 8, &done));
 	EXPECT_EQ(8, done);
-	EXPECT_EQ(0, ops[0].result);
-	EXPECT_EQ(0, ops[1].result);
-	EXPECT_EQ(0, ops[2].result);
-	EXPECT_EQ(-ENOSPC, ops[3].result);
-	EXPECT_EQ(0, ops[4].result);
-	EXPECT_EQ(0, ops[5].result);
-	EXPECT_EQ(-ENOSPC, ops[6].result);
-	EXPECT_EQ(-ENOENT, ops[7].result);
+	EXPECT_EQ(0, ops[0].out_result);
+	EXPECT_EQ(0, ops[1].out_result);
+	EXPECT_EQ(0, ops[2].out_result);
+	EXPECT_EQ(-ENOSPC, ops[3].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[4].out_result);	/* CANCEL worked */
+	EXPECT_EQ(0, ops[5].out_result);
+	EXPECT_EQ(-ENOSPC, ops[6].out_result);
+	EXPECT_EQ(-ENOENT, ops[7].out_result);
 	/* exactly the four records that succeeded left timers */
 	EXPECT_EQ(4, fd_timers(self->fd));
 	for (i = 0; i < 6; i++) {
-		if (ops[i].op != TWHEEL_OP_ARM || ops[i].result)
+		if (ops[i].op != TWHEEL_OP_ARM || ops[i].out_result)
 			continue;
-		ASSERT_EQ(0, tw_query(self->fd, ops[i].handle, &q));
-		EXPECT_EQ(200 + i, q.cookie);
+		test_ioctl_query(self->fd, ops[i].handle, &q);
+		EXPECT_EQ(200 + i, q.out_cookie);
 	}
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, FAR, 0, 0, 1, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, FAR, 0, 0, 1, &h));
 	close_all(fds, nf);
 	/* the other files' timers are gone with them: room again */
-	EXPECT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 1, &h));
+	EXPECT_EQ(0, _test_ioctl_arm(self->fd, 0, FAR, 0, 0, 1, &h));
 }
 
 /*
@@ -713,8 +713,8 @@ TEST_F(unpriv, batch_crosses_user_limit)
  */
 TEST_F(unpriv, file_limit)
 {
-	uint64_t lim = self->api.max_timers_per_user;
-	uint64_t per_fd = self->api.max_timers_per_fd;
+	uint64_t lim = self->api.out_max_timers_per_user;
+	uint64_t per_fd = self->api.out_max_timers_per_fd;
 	struct twheel_batch_op ops[3];
 	uint64_t h, first, k;
 	int fd2, err;
@@ -731,13 +731,13 @@ TEST_F(unpriv, file_limit)
 	op_set(&ops[0], TWHEEL_OP_ARM, 0, FAR, 1);
 	op_set(&ops[1], TWHEEL_OP_ARM, 0, FAR, 2);
 	op_set(&ops[2], TWHEEL_OP_CANCEL, first, 0, 0);
-	ASSERT_EQ(3, tw_batch(self->fd, ops, 3, NULL));
-	EXPECT_EQ(0, ops[0].result);
-	EXPECT_EQ(-ENOSPC, ops[1].result);
-	EXPECT_EQ(0, ops[2].result);
+	ASSERT_EQ(3, _test_ioctl_batch(self->fd, ops, 3, NULL));
+	EXPECT_EQ(0, ops[0].out_result);
+	EXPECT_EQ(-ENOSPC, ops[1].out_result);
+	EXPECT_EQ(RESULT_POISON, ops[2].out_result);	/* CANCEL worked */
 	EXPECT_EQ(per_fd - 1, fd_timers(self->fd));
-	EXPECT_EQ(0, tw_arm(self->fd, 0, FAR, 0, 0, 3, &h));
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, FAR, 0, 0, 4, &h));
+	EXPECT_EQ(0, _test_ioctl_arm(self->fd, 0, FAR, 0, 0, 3, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, FAR, 0, 0, 4, &h));
 	EXPECT_EQ(per_fd, fd_timers(self->fd));
 
 	/* another file of the user still has the rest of the user's room */
@@ -747,7 +747,7 @@ TEST_F(unpriv, file_limit)
 	EXPECT_EQ(k, arm_many(fd2, k, 0, &err, &first));
 	EXPECT_EQ(0, err);
 	close(fd2);
-	EXPECT_EQ(-ENOSPC, tw_arm(self->fd, 0, FAR, 0, 0, 5, &h));
+	EXPECT_EQ(-ENOSPC, _test_ioctl_arm(self->fd, 0, FAR, 0, 0, 5, &h));
 }
 
 /* ---- module parameters ---- */
@@ -829,11 +829,11 @@ TEST_F(unpriv, module_params_read_only)
 	/* tick_ns, wheel_bits, the two limits, budget */
 	EXPECT_LE(5, params_read_only(_metadata));
 	/* TWHEEL_IOC_API reports the limits in force: a 0 means a default */
-	EXPECT_LT(0, self->api.max_timers_per_user);
+	EXPECT_LT(0, self->api.out_max_timers_per_user);
 	if (per_user)
-		EXPECT_EQ(per_user, self->api.max_timers_per_user);
-	EXPECT_EQ(per_fd ? per_fd : self->api.max_timers_per_user,
-		  self->api.max_timers_per_fd);
+		EXPECT_EQ(per_user, self->api.out_max_timers_per_user);
+	EXPECT_EQ(per_fd ? per_fd : self->api.out_max_timers_per_user,
+		  self->api.out_max_timers_per_fd);
 }
 
 TEST(module_params_read_only_for_root)

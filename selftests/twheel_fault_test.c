@@ -85,8 +85,7 @@ static void timer_is(struct __test_metadata *_metadata, int fd, uint64_t h,
 {
 	struct twheel_query q;
 
-	test_ioctl_query(fd, h, &q) TH_LOG("handle %#llx",
-						 (unsigned long long)h);
+	test_ioctl_query(fd, h, &q) TH_LOG("handle %#llx", (unsigned long long)h);
 	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
 	EXPECT_EQ(cookie, q.out_cookie);
 }

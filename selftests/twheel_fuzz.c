@@ -500,9 +500,10 @@ static void do_api(struct fz *z)
 	    a.out_batch_op_size != OP_SIZE ||
 	    a.out_max_timers_per_fd != api0.out_max_timers_per_fd ||
 	    a.out_max_timers_per_user != api0.out_max_timers_per_user)
-		viol("API changed: abi %u size %u features %#" PRIx64 " tick %" PRIu64 " batch %u",
-		     a.out_abi_version, a.out_event_size, (uint64_t)a.out_features, (uint64_t)a.out_tick_ns,
-		     a.out_max_batch);
+		viol("API changed: abi %u size %u features %#" PRIx64 " tick %" PRIu64
+		     " batch %u op size %u",
+		     a.out_abi_version, a.out_event_size, (uint64_t)a.out_features,
+		     (uint64_t)a.out_tick_ns, a.out_max_batch, a.out_batch_op_size);
 }
 
 static void spec_of(struct twheel_timer_spec *s, const struct armp *ap, uint64_t cookie)
@@ -676,6 +677,10 @@ static void do_query(struct fz *z)
 /* An ioctl command that is not one of ours: must be ENOTTY. */
 static void do_badcmd(struct fz *z)
 {
+	static const unsigned int v1[] = {
+		TWHEEL_V1_IOC_ARM, TWHEEL_V1_IOC_MODIFY, TWHEEL_V1_IOC_CANCEL,
+		TWHEEL_V1_IOC_QUERY, TWHEEL_V1_IOC_BATCH,
+	};
 	static const unsigned int good[] = {
 		TWHEEL_IOC_API, TWHEEL_IOC_ARM, TWHEEL_IOC_MODIFY,
 		TWHEEL_IOC_CANCEL, TWHEEL_IOC_QUERY, TWHEEL_IOC_BATCH,
@@ -694,9 +699,7 @@ static void do_badcmd(struct fz *z)
 			   (rnd(&z->rng) % 2 ? TWHEEL_CMD_BASE : 0) + rnd(&z->rng) % 6,
 			   rnd(&z->rng) % 2 ? rnd(&z->rng) % 256 : rnd(&z->rng) % (1 << 14));
 	else if (p < 45)	/* exactly a version 1 command */
-		cmd = (unsigned int[]){ TWHEEL_V1_IOC_ARM, TWHEEL_V1_IOC_MODIFY,
-					TWHEEL_V1_IOC_CANCEL, TWHEEL_V1_IOC_QUERY,
-					TWHEEL_V1_IOC_BATCH }[rnd(&z->rng) % 5];
+		cmd = v1[rnd(&z->rng) % ARRAY_SIZE(v1)];
 	else if (p < 70)	/* our type, another number */
 		cmd = _IOC(rnd(&z->rng) % 4, TWHEEL_IOCTL_MAGIC, 6 + rnd(&z->rng) % 250,
 			   rnd(&z->rng) % 64);
@@ -873,7 +876,7 @@ static void do_batch(struct fz *z)
 	if (chaos)
 		allowed |= B(EBADF);
 	if (err >= 64 || !(allowed & B(err))) {
-		viol("BATCH (count %u, ops kind %d, struct kind %d, size kind %d, flags %#x, op_size %u): %s",
+		viol("BATCH (count %u, ops/struct/size kinds %d/%d/%d, flags %#x, op_size %u): %s",
 		     count, okind, skind, szkind, b.flags, b.op_size, errname(err));
 		goto out;
 	}

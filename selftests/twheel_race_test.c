@@ -562,7 +562,7 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 
 			if (modify) {
 				test_ioctl_modify(fd, h, TWHEEL_ARM_ABS, exp,
-						       2 * tick, 0, cookie);
+						  2 * tick, 0, cookie);
 			} else {
 				test_ioctl_cancel(fd, h, &st);
 			}

@@ -103,7 +103,7 @@ static void *side_fn(void *arg)
 
 		t = now_ns() + (1 + (i * 7919 + s->cpu * 13) % 20) * NSEC_PER_MSEC;
 		ret = _test_ioctl_arm(s->fd, TWHEEL_ARM_ABS, t, 0, 0,
-			     ((uint64_t)s->cpu << 32) | i, &handle);
+				      ((uint64_t)s->cpu << 32) | i, &handle);
 		if (ret) {
 			if (!s->err)
 				s->err = -ret;

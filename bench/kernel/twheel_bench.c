@@ -47,7 +47,9 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/kernel_stat.h>
 #include <linux/kprobes.h>
 #include <linux/ktime.h>
 #include <linux/list.h>
@@ -58,6 +60,7 @@
 #include <linux/sort.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/tick.h>
 #include <linux/timer.h>
 #include <linux/vmalloc.h>
 #include <linux/xarray.h>
@@ -67,13 +70,13 @@
 
 /* ---- parameters ------------------------------------------------------------ */
 
-static char *suites = "prims,ops,fire,setcancel,tick,wakeups,mixed";
+static char *suites = "prims,ops,ops_short,fire,spread,late,setcancel,tick,wakeups,mixed,ratas";
 module_param(suites, charp, 0444);
-MODULE_PARM_DESC(suites, "Comma-separated suites: prims,ops,fire,setcancel,tick,wakeups,mixed");
+MODULE_PARM_DESC(suites, "Comma-separated suites: prims,ops,ops_short,fire,spread,late,setcancel,tick,wakeups,mixed,ratas");
 
-static char *impls = "twheel,timer_list,hrtimer,sorted";
+static char *impls = "twheel,timer_list,hrtimer,sorted,twheel_slack,hrtimer_slack";
 module_param(impls, charp, 0444);
-MODULE_PARM_DESC(impls, "Implementations to measure: twheel,timer_list,hrtimer,sorted");
+MODULE_PARM_DESC(impls, "Implementations of ops, fire, setcancel: twheel,timer_list,hrtimer,sorted,twheel_slack,hrtimer_slack (the _slack ones: ops suites only)");
 
 static ulong ns[8] = { 1000, 10000, 100000, 1000000 };
 static int ns_count = 4;
@@ -93,6 +96,12 @@ module_param(min_ms, uint, 0444);
 static uint max_ms = 60000;
 module_param(max_ms, uint, 0444);
 MODULE_PARM_DESC(max_ms, "Expiries are uniform in [min_ms, max_ms] after the base instant");
+
+static uint short_min_ms = 100;
+module_param(short_min_ms, uint, 0444);
+static uint short_max_ms = 250;
+module_param(short_max_ms, uint, 0444);
+MODULE_PARM_DESC(short_max_ms, "ops_short: batch delays uniform in [short_min_ms, short_max_ms] from now (< 252 ms: timer_list level 0 at HZ=250)");
 
 static uint settle_ms = 60000;
 module_param(settle_ms, uint, 0444);
@@ -143,6 +152,54 @@ static char *mix_variants = "plain,slack";
 module_param(mix_variants, charp, 0444);
 MODULE_PARM_DESC(mix_variants, "Mixed suite: run without slack (plain), with slack (slack) or both");
 
+static char *spread_impls = "twheel,twheel_scheme6,twheel_lawn,timer_list,hrtimer";
+module_param(spread_impls, charp, 0444);
+MODULE_PARM_DESC(spread_impls, "spread suite: twheel,twheel_scheme6,twheel_lawn,timer_list,hrtimer");
+
+static ulong spread_ticks[4] = { 10000, 1000000 };
+static int spread_ticks_count = 2;
+module_param_array(spread_ticks, ulong, &spread_ticks_count, 0444);
+MODULE_PARM_DESC(spread_ticks, "spread suite: deadlines uniform over this many twheel ticks");
+
+static ulong spread_max = 1000000;
+module_param(spread_max, ulong, 0444);
+static uint spread_ms = 1000;
+module_param(spread_ms, uint, 0444);
+MODULE_PARM_DESC(spread_ms, "spread suite: largest N, measuring interval");
+
+static char *late_impls = "twheel,timer_list,hrtimer";
+module_param(late_impls, charp, 0444);
+static ulong late_idle_n = 1000;
+module_param(late_idle_n, ulong, 0444);
+static uint late_idle_ms = 2000;
+module_param(late_idle_ms, uint, 0444);
+MODULE_PARM_DESC(late_idle_ms, "late suite, idle: late_idle_n timers due over late_idle_ms");
+static ulong late_load_n = 1000000;
+module_param(late_load_n, ulong, 0444);
+static uint late_win_ms = 1000;
+module_param(late_win_ms, uint, 0444);
+MODULE_PARM_DESC(late_win_ms, "late suite, load: late_load_n timers over 10^4 ticks, recorded for late_win_ms");
+static ulong late_burst_n = 16384;
+module_param(late_burst_n, ulong, 0444);
+MODULE_PARM_DESC(late_burst_n, "late suite, burst: timers due at one instant (4x the budget)");
+static ulong late_cap = 262144;
+module_param(late_cap, ulong, 0444);
+MODULE_PARM_DESC(late_cap, "late suite: most lateness samples kept per run");
+
+static char *ratas_impls = "twheel,timer_list,hrtimer";
+module_param(ratas_impls, charp, 0444);
+static ulong ratas_units[6] = { 100, 1000, 10000 };
+static int ratas_units_count = 3;
+module_param_array(ratas_units, ulong, &ratas_units_count, 0444);
+MODULE_PARM_DESC(ratas_units, "ratas suite: work units of ten timers");
+static uint ratas_short_ms = 100;
+module_param(ratas_short_ms, uint, 0444);
+static uint ratas_ms = 2000;
+module_param(ratas_ms, uint, 0444);
+static uint ratas_idle_ms = 2000;
+module_param(ratas_idle_ms, uint, 0444);
+MODULE_PARM_DESC(ratas_idle_ms, "ratas suite: short period, active and idle phases (ms)");
+
 static ulong seed = 12345;
 module_param(seed, ulong, 0444);
 
@@ -154,13 +211,46 @@ MODULE_PARM_DESC(bench_cpu, "CPU the benchmark arms timers on (-1: the last onli
 
 static bool quiet;
 
+#define MAX_REPS 64
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u64 median(u64 *v, unsigned int n)
+{
+	if (!n)
+		return 0;
+	sort(v, n, sizeof(*v), cmp_u64, NULL);
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * One CSV row: the median of @nr per-repetition values (milli-units),
+ * their minimum and maximum and @nr, the repetitions behind them:
+ * suite,impl,n,op,median,min,max,reps.  Sorts @v.
+ */
+static void emit_v(const char *suite, const char *impl, unsigned long n,
+		   const char *op, u64 *v, unsigned int nr)
+{
+	u64 med;
+
+	if (quiet || !nr)
+		return;
+	med = median(v, nr);
+	pr_info("csv,%s,%s,%lu,%s,%llu.%03llu,%llu.%03llu,%llu.%03llu,%u\n",
+		suite, impl, n, op, med / 1000, med % 1000, v[0] / 1000,
+		v[0] % 1000, v[nr - 1] / 1000, v[nr - 1] % 1000, nr);
+}
+
+/* A single measurement: median = min = max, one repetition. */
 static void emit(const char *suite, const char *impl, unsigned long n,
 		 const char *op, u64 milli)
 {
-	if (quiet)
-		return;
-	pr_info("csv,%s,%s,%lu,%s,%llu.%03llu\n", suite, impl, n, op,
-		milli / 1000, milli % 1000);
+	emit_v(suite, impl, n, op, &milli, 1);
 }
 
 /* milli-units of @num / @den */
@@ -173,6 +263,19 @@ static u64 per(u64 num, u64 den)
 static u64 rate(u64 num, u64 el_ns)
 {
 	return el_ns ? mul_u64_u64_div_u64(num, 1000ULL * NSEC_PER_SEC, el_ns) : 0;
+}
+
+/* emit_v() of @raw[r] / @den per repetition (ns per op from batch times) */
+static void emit_per(const char *suite, const char *impl, unsigned long n,
+		     const char *op, const u64 *raw, unsigned int nr, u64 den)
+{
+	u64 v[MAX_REPS];
+	unsigned int r;
+
+	nr = min_t(unsigned int, nr, MAX_REPS);
+	for (r = 0; r < nr; r++)
+		v[r] = per(raw[r], den);
+	emit_v(suite, impl, n, op, v, nr);
 }
 
 static u64 rng_state;
@@ -191,21 +294,6 @@ static u32 rnd_range(u32 lo, u32 hi)
 	return lo + (u32)((rnd() >> 32) % ((u64)hi - lo + 1));
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static u64 median(u64 *v, unsigned int n)
-{
-	if (!n)
-		return 0;
-	sort(v, n, sizeof(*v), cmp_u64, NULL);
-	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static bool listed(const char *list, const char *word)
 {
 	size_t len = strlen(word);
@@ -221,10 +309,42 @@ static bool listed(const char *list, const char *word)
 
 /* ---- the implementations under test ---------------------------------------- */
 
-enum impl_id { IMPL_TWHEEL, IMPL_TL, IMPL_HR, IMPL_SL, IMPL_NR };
+/*
+ * The _slack variants are twheel and hrtimer given, on every arm, a slack
+ * equal to timer_list's granularity at that distance (tl_gran_ns()): the
+ * same precision as timer_list, for the ops suites only.
+ */
+enum impl_id { IMPL_TWHEEL, IMPL_TL, IMPL_HR, IMPL_SL, IMPL_TWS, IMPL_HRS, IMPL_NR };
 static const char *const impl_name[IMPL_NR] = {
-	"twheel", "timer_list", "hrtimer", "sorted"
+	"twheel", "timer_list", "hrtimer", "sorted", "twheel_slack", "hrtimer_slack"
 };
+
+/* The implementation an impl_id runs on. */
+static __always_inline int kind(int impl)
+{
+	return impl == IMPL_TWS ? IMPL_TWHEEL : impl == IMPL_HRS ? IMPL_HR : impl;
+}
+
+static __always_inline bool has_slack(int impl)
+{
+	return impl == IMPL_TWS || impl == IMPL_HRS;
+}
+
+/*
+ * timer_list's granularity for a timer @delay_ns ahead: the level
+ * calc_wheel_index() puts it in (LVL_CLK_SHIFT 3, LVL_BITS 6), whose
+ * buckets are 8^level jiffies wide; the timer fires at the end of its
+ * bucket, so up to that much late.  2.048 s at 61-120 s with HZ=250.
+ */
+static u64 tl_gran_ns(u64 delay_ns)
+{
+	unsigned long dj = nsecs_to_jiffies(delay_ns);
+	unsigned int lvl = 0;
+
+	while (lvl < 8 && dj >= (63UL << (3 * lvl)))
+		lvl++;
+	return (u64)jiffies_to_nsecs(1UL << (3 * lvl));
+}
 
 /* Scheme 2: one list sorted by expiry, insertion scans from the head. */
 struct sl_timer {
@@ -272,13 +392,15 @@ union btimer {
 };
 
 /* What the callbacks do. */
-enum cb_mode { CB_COUNT, CB_FIRE, CB_MIX };
+enum cb_mode { CB_COUNT, CB_FIRE, CB_MIX, CB_LATE, CB_RATAS };
 static enum cb_mode cb_mode;
 static atomic_long_t cb_count;		/* CB_COUNT, CB_FIRE, CB_MIX */
 static unsigned long fire_target;
 static u64 fire_first, fire_last;
 static union btimer *cur_arr;		/* CB_MIX: index -> class */
 static void mix_fired(union btimer *t);
+static void late_fired(union btimer *t);
+static void ratas_fired(union btimer *t);
 
 static void on_fire(union btimer *t)
 {
@@ -295,6 +417,12 @@ static void on_fire(union btimer *t)
 		break;
 	case CB_MIX:
 		mix_fired(t);
+		break;
+	case CB_LATE:
+		late_fired(t);
+		break;
+	case CB_RATAS:
+		ratas_fired(t);
 		break;
 	}
 }
@@ -322,7 +450,7 @@ static bool pinned;			/* fire suite: pin timers to the CPU */
 
 static void b_setup(int impl, union btimer *t)
 {
-	switch (impl) {
+	switch (kind(impl)) {
 	case IMPL_TWHEEL:
 		twheel_timer_setup(&t->tw, cur_wheel, cb_tw, 0);
 		break;
@@ -345,7 +473,7 @@ static __always_inline void b_arm(int impl, union btimer *t, u32 off_ms,
 {
 	u64 exp = base_ns + (u64)off_ms * NSEC_PER_MSEC;
 
-	switch (impl) {
+	switch (kind(impl)) {
 	case IMPL_TWHEEL:
 		if (modify)
 			twheel_timer_modify(&t->tw, exp, slack_ns, TWHEEL_MODE_ABS);
@@ -368,7 +496,7 @@ static __always_inline void b_arm(int impl, union btimer *t, u32 off_ms,
 
 static __always_inline void b_cancel(int impl, union btimer *t)
 {
-	switch (impl) {
+	switch (kind(impl)) {
 	case IMPL_TWHEEL:
 		twheel_timer_cancel(&t->tw);
 		break;
@@ -387,7 +515,7 @@ static __always_inline void b_cancel(int impl, union btimer *t)
 /* Stop for good: no callback runs or will run after this. */
 static void b_shutdown(int impl, union btimer *t)
 {
-	switch (impl) {
+	switch (kind(impl)) {
 	case IMPL_TWHEEL:
 		twheel_timer_shutdown_sync(&t->tw);
 		break;
@@ -405,7 +533,7 @@ static void b_shutdown(int impl, union btimer *t)
 
 static bool b_pending(int impl, union btimer *t)
 {
-	switch (impl) {
+	switch (kind(impl)) {
 	case IMPL_TWHEEL:
 		return twheel_timer_pending(&t->tw);
 	case IMPL_TL:
@@ -476,23 +604,25 @@ static u64 t_end(u64 t0)
 /* Populate times (ns per timer) by impl and N index, for the fire suite. */
 static u64 populate_ns[IMPL_NR][ARRAY_SIZE(ns)];
 
-/* One implementation's timers in a case. */
+/* One implementation's timers in a case, on a private wheel for twheel. */
 struct side {
 	bool on;
 	union btimer *arr;
 	u64 *res;
+	struct twheel *wheel;
 };
 
 static void sides_free(struct side *sd)
 {
 	int i;
 
-	if (sd[IMPL_TWHEEL].on && cur_wheel)
-		wheel_put();
 	for (i = 0; i < IMPL_NR; i++) {
+		if (sd[i].wheel)
+			twheel_destroy(sd[i].wheel);
 		vfree(sd[i].arr);
 		kfree(sd[i].res);
 	}
+	cur_wheel = NULL;
 	memset(sd, 0, IMPL_NR * sizeof(*sd));
 }
 
@@ -507,28 +637,43 @@ static int sides_alloc(struct side *sd, const bool *want,
 			continue;
 		sd[i].arr = vzalloc(array_size(total, sizeof(union btimer)));
 		sd[i].res = kcalloc(nres, sizeof(u64), GFP_KERNEL);
-		if (!sd[i].arr || !sd[i].res) {
-			sides_free(sd);
-			return -ENOMEM;
+		if (!sd[i].arr || !sd[i].res)
+			goto fail;
+		if (kind(i) == IMPL_TWHEEL) {
+			if (wheel_get())
+				goto fail;
+			sd[i].wheel = cur_wheel;
 		}
 		sd[i].on = true;
 	}
-	if (sd[IMPL_TWHEEL].on && wheel_get()) {
-		sd[IMPL_TWHEEL].on = false;
-		sides_free(sd);
-		return -ENOMEM;
-	}
 	return 0;
+fail:
+	sides_free(sd);
+	return -ENOMEM;
 }
 
-/* Arm timers [0, n) at their offsets; returns ns per timer. */
-static u64 populate(int impl, union btimer *arr, const u32 *off, unsigned long n)
+/* b_setup() of timers [0, @total) of a side, on its own wheel. */
+static void side_setup(struct side *sd, int impl, unsigned long total)
+{
+	unsigned long i;
+
+	cur_wheel = sd[impl].wheel;
+	for (i = 0; i < total; i++)
+		b_setup(impl, &sd[impl].arr[i]);
+}
+
+/*
+ * Arm timers [0, n) at their offsets, with slacks @slk (NULL: none);
+ * returns ns per timer.
+ */
+static u64 populate(int impl, union btimer *arr, const u32 *off,
+		    const u64 *slk, unsigned long n)
 {
 	unsigned long i;
 	u64 t0 = ktime_get_ns();
 
 	for (i = 0; i < n; i++) {
-		b_arm(impl, &arr[i], off[i], 0, false);
+		b_arm(impl, &arr[i], off[i], slk ? slk[i] : 0, false);
 		if ((i & 255) == 255)
 			cond_resched();
 	}
@@ -557,100 +702,201 @@ static void shuffle(u32 *v, unsigned int n)
 	}
 }
 
-/* Median of column @col of @rows rows of @cols results. */
-static u64 col_median(const u64 *res, unsigned int rows, unsigned int cols,
-		      unsigned int col)
+/* Column @col of @rows rows of @cols results, into @v. */
+static unsigned int col_get(const u64 *res, unsigned int rows, unsigned int cols,
+			    unsigned int col, u64 *v)
 {
-	u64 v[64];
 	unsigned int r;
 
-	for (r = 0; r < rows && r < ARRAY_SIZE(v); r++)
+	for (r = 0; r < rows && r < MAX_REPS; r++)
 		v[r] = res[r * cols + col];
-	return median(v, r);
+	return r;
 }
 
-enum { OP_START, OP_CANCEL, OP_PAIR, OP_MODIFY, OP_NR };
+enum { OP_START, OP_CANCEL, OP_PAIR, OP_MODIFY, OP_CANCEL_RND, OP_NR };
 
-/* One repetition of the ops suite on one implementation. */
-static void ops_rep(int impl, union btimer *arr, unsigned long n, unsigned int b,
-		    const u32 *off2, const u32 *perm, const u32 *idx, u64 *res)
+/* A base instant, in ktime and jiffies. */
+struct tbase {
+	u64 ns;
+	unsigned long j;
+};
+
+static void base_save(struct tbase *b)
 {
+	b->ns = base_ns;
+	b->j = base_j;
+}
+
+static void base_use(const struct tbase *b)
+{
+	base_ns = b->ns;
+	base_j = b->j;
+}
+
+/* timer_list's granularity for a timer @off_ms after the base instant */
+static u64 slack_for(u32 off_ms)
+{
+	u64 now = ktime_get_ns(), exp = base_ns + (u64)off_ms * NSEC_PER_MSEC;
+
+	return tl_gran_ns(exp > now ? exp - now : 0);
+}
+
+/* What one repetition of an ops case works on, the same for every impl. */
+struct ops_batch {
+	const u32 *off;		/* the N outstanding timers' offsets ... */
+	const u64 *slk;		/* ... and slacks (for the _slack impls) */
+	struct tbase pop;	/* ... from this base instant */
+	const u32 *off2;	/* offsets of the batch's arms ... */
+	const u64 *slk2;	/* ... and their slacks */
+	const u32 *perm;	/* cancel order of the started timers */
+	const u32 *idx;		/* modify: random outstanding timers */
+	const u32 *pick;	/* cancel_random: distinct outstanding timers */
+	unsigned int npick;
+	bool short_delays;	/* off2 counts from now, not from pop */
+};
+
+/* One repetition of an ops case on one implementation. */
+static void ops_rep(int impl, union btimer *arr, unsigned long n, unsigned int b,
+		    const struct ops_batch *ob, u64 *res)
+{
+	const u64 *slk2 = has_slack(impl) ? ob->slk2 : NULL;
+	const u64 *slk = has_slack(impl) ? ob->slk : NULL;
 	unsigned int j;
 	u64 t0;
 
+	if (ob->short_delays)
+		set_base(0);
 	/* start: @b extra timers */
 	t0 = t_begin();
 	for (j = 0; j < b; j++)
-		b_arm(impl, &arr[n + j], off2[j], 0, false);
+		b_arm(impl, &arr[n + j], ob->off2[j], slk2 ? slk2[j] : 0, false);
 	res[OP_START] = t_end(t0);
 	/* cancel them, in random order */
 	t0 = t_begin();
 	for (j = 0; j < b; j++)
-		b_cancel(impl, &arr[perm[j]]);
+		b_cancel(impl, &arr[ob->perm[j]]);
 	res[OP_CANCEL] = t_end(t0);
 	/* start + cancel pairs */
 	t0 = t_begin();
 	for (j = 0; j < b; j++) {
-		b_arm(impl, &arr[n + j], off2[j], 0, false);
+		b_arm(impl, &arr[n + j], ob->off2[j], slk2 ? slk2[j] : 0, false);
 		b_cancel(impl, &arr[n + j]);
 	}
 	res[OP_PAIR] = t_end(t0);
+	if (!n)
+		goto out;
 	/* modify @b random outstanding timers to new random expiries */
-	if (n) {
-		t0 = t_begin();
-		for (j = 0; j < b; j++)
-			b_arm(impl, &arr[idx[j]], off2[j], 0, true);
-		res[OP_MODIFY] = t_end(t0);
+	t0 = t_begin();
+	for (j = 0; j < b; j++)
+		b_arm(impl, &arr[ob->idx[j]], ob->off2[j], slk2 ? slk2[j] : 0, true);
+	res[OP_MODIFY] = ktime_get_ns() - t0;
+	if (ob->short_delays) {
+		/* back to their far expiries, before any can fire */
+		base_use(&ob->pop);
+		for (j = 0; j < b; j++) {
+			u32 i = ob->idx[j];
+
+			b_arm(impl, &arr[i], ob->off[i], slk ? slk[i] : 0, true);
+		}
 	}
+	local_bh_enable();
+	/* start now, cancel later: cancel long-armed (cold) random timers */
+	t0 = t_begin();
+	for (j = 0; j < ob->npick; j++)
+		b_cancel(impl, &arr[ob->pick[j]]);
+	res[OP_CANCEL_RND] = t_end(t0);
+	/* and re-arm them: N stays N */
+	base_use(&ob->pop);
+	for (j = 0; j < ob->npick; j++) {
+		u32 i = ob->pick[j];
+
+		b_arm(impl, &arr[i], ob->off[i], slk ? slk[i] : 0, false);
+	}
+out:
+	base_use(&ob->pop);
 }
 
-static void ops_n(const bool *want_in, unsigned long n, int nidx)
+/*
+ * The ops suite for @n outstanding timers.  @short_delays (suite
+ * ops_short): the batch's timers are armed 100-250 ms ahead, where
+ * timer_list is exact to a jiffy, instead of at the N timers' distance.
+ */
+static void ops_n(const bool *want_in, unsigned long n, int nidx, bool short_delays)
 {
 	static const char *const opname[OP_NR] = {
-		"start", "cancel", "start_cancel", "modify"
+		"start", "cancel", "start_cancel", "modify", "cancel_random"
 	};
+	const char *suite = short_delays ? "ops_short" : "ops";
 	unsigned int b = batch, r, j, k;
 	unsigned long total = n + b, i;
 	struct side sd[IMPL_NR];
+	struct ops_batch ob = { .short_delays = short_delays };
 	bool want[IMPL_NR];
-	u32 *off, *off2, *idx, *perm;
+	u32 *off, *off2, *idx, *perm, *pool;
+	u64 *slk, *slk2, v[MAX_REPS];
 	int impl;
 	long early;
 
 	for (i = 0; i < IMPL_NR; i++)
 		want[i] = want_in[i] && (i != IMPL_SL || n <= sorted_max);
 	off = vmalloc(array_size(total, sizeof(u32)));
+	slk = vmalloc(array_size(total, sizeof(u64)));
+	pool = vmalloc(array_size(n + 1, sizeof(u32)));
 	off2 = vmalloc(array_size(b, sizeof(u32)));
+	slk2 = vmalloc(array_size(b, sizeof(u64)));
 	idx = vmalloc(array_size(b, sizeof(u32)));
 	perm = vmalloc(array_size(b, sizeof(u32)));
-	if (!off || !off2 || !idx || !perm ||
+	if (!off || !slk || !pool || !off2 || !slk2 || !idx || !perm ||
 	    sides_alloc(sd, want, total, OP_NR * reps)) {
-		pr_err("ops n=%lu: out of memory\n", n);
+		pr_err("%s n=%lu: out of memory\n", suite, n);
 		goto out;
 	}
 	cb_mode = CB_COUNT;
 	atomic_long_set(&cb_count, 0);
-	for (i = 0; i < total; i++)
-		off[i] = rnd_range(min_ms, max_ms);
-	for (impl = 0; impl < IMPL_NR; impl++)
-		for (i = 0; sd[impl].on && i < total; i++)
-			b_setup(impl, &sd[impl].arr[i]);
 	set_base(settle_ms);
+	for (i = 0; i < total; i++) {
+		off[i] = rnd_range(min_ms, max_ms);
+		slk[i] = slack_for(off[i]);
+	}
+	for (i = 0; i < n; i++)
+		pool[i] = i;
 	for (impl = 0; impl < IMPL_NR; impl++)
 		if (sd[impl].on)
-			populate_ns[impl][nidx] = populate(impl, sd[impl].arr, off, n);
+			side_setup(sd, impl, total);
+	for (impl = 0; impl < IMPL_NR; impl++)
+		if (sd[impl].on)
+			populate_ns[impl][nidx] = populate(impl, sd[impl].arr, off,
+							   has_slack(impl) ? slk : NULL, n);
+	base_save(&ob.pop);
+	ob.off = off;
+	ob.slk = slk;
+	ob.off2 = off2;
+	ob.slk2 = slk2;
+	ob.perm = perm;
+	ob.idx = idx;
+	ob.pick = pool;
+	ob.npick = min_t(unsigned long, b, n);
 
 	for (r = 0; r < reps; r++) {
 		for (j = 0; j < b; j++) {
-			off2[j] = rnd_range(min_ms, max_ms);
+			if (short_delays) {
+				off2[j] = rnd_range(short_min_ms, short_max_ms);
+				slk2[j] = tl_gran_ns((u64)off2[j] * NSEC_PER_MSEC);
+			} else {
+				off2[j] = rnd_range(min_ms, max_ms);
+				slk2[j] = slack_for(off2[j]);
+			}
 			perm[j] = n + j;
 			idx[j] = n ? (rnd() >> 32) % n : 0;
 		}
 		shuffle(perm, b);
+		/* the first npick of pool: distinct random outstanding timers */
+		for (j = 0; j < ob.npick; j++)
+			swap(pool[j], pool[j + (rnd() >> 32) % (n - j)]);
 		for (k = 0; k < IMPL_NR; k++) {
 			impl = (r + k) % IMPL_NR;
 			if (sd[impl].on)
-				ops_rep(impl, sd[impl].arr, n, b, off2, perm, idx,
+				ops_rep(impl, sd[impl].arr, n, b, &ob,
 					sd[impl].res + r * OP_NR);
 			cond_resched();
 		}
@@ -660,22 +906,29 @@ static void ops_n(const bool *want_in, unsigned long n, int nidx)
 		if (!sd[impl].on)
 			continue;
 		teardown(impl, sd[impl].arr, total);
-		for (k = 0; k < OP_NR; k++)
-			if (k != OP_MODIFY || n)
-				emit("ops", impl_name[impl], n, opname[k],
-				     per(col_median(sd[impl].res, reps, OP_NR, k), b));
-		emit("ops", impl_name[impl], n, "populate",
-		     populate_ns[impl][nidx] * 1000);
+		for (k = 0; k < OP_NR; k++) {
+			if (k >= OP_MODIFY && !n)
+				continue;
+			emit_per(suite, impl_name[impl], n, opname[k], v,
+				 col_get(sd[impl].res, reps, OP_NR, k, v),
+				 k == OP_CANCEL_RND ? ob.npick : b);
+		}
+		if (!short_delays)
+			emit(suite, impl_name[impl], n, "populate",
+			     populate_ns[impl][nidx] * 1000);
 	}
 	if (early) {
-		pr_info("note: ops n=%lu: %ld timers fired during the case (raise settle_ms)\n",
-			n, early);
-		emit("ops", "all", n, "early_fires", early * 1000);
+		pr_info("note: %s n=%lu: %ld timers fired during the case (raise settle_ms)\n",
+			suite, n, early);
+		emit(suite, "all", n, "early_fires", early * 1000);
 	}
 	sides_free(sd);
 out:
 	vfree(off);
+	vfree(slk);
+	vfree(pool);
 	vfree(off2);
+	vfree(slk2);
 	vfree(idx);
 	vfree(perm);
 }
@@ -700,12 +953,12 @@ static void setcancel_n(const bool *want, unsigned long n)
 	for (i = 0; i <= n; i++)
 		off[i] = rnd_range(min_ms, max_ms);
 	for (impl = 0; impl < IMPL_NR; impl++)
-		for (i = 0; sd[impl].on && i <= n; i++)
-			b_setup(impl, &sd[impl].arr[i]);
+		if (sd[impl].on)
+			side_setup(sd, impl, n + 1);
 	set_base(settle_ms);
 	for (impl = 0; impl < IMPL_NR; impl++)
 		if (sd[impl].on)
-			populate(impl, sd[impl].arr, off, n);
+			populate(impl, sd[impl].arr, off, NULL, n);
 	for (r = 0; r < reps; r++) {
 		for (k = 0; k < IMPL_NR; k++) {
 			u64 sum = 0;
@@ -735,8 +988,8 @@ static void setcancel_n(const bool *want, unsigned long n)
 		if (!sd[impl].on)
 			continue;
 		teardown(impl, sd[impl].arr, n + 1);
-		emit("setcancel", impl_name[impl], n, "set_cancel",
-		     per(median(sd[impl].res, reps), sc_pairs));
+		emit_per("setcancel", impl_name[impl], n, "set_cancel",
+			 sd[impl].res, reps, sc_pairs);
 	}
 	sides_free(sd);
 out:
@@ -754,6 +1007,80 @@ static void pin_to(int cpu)
 }
 
 /*
+ * CPU time of the benchmark CPU, from outside: wall time minus the idle
+ * time NO_HZ accounts for it (get_cpu_idle_time_us(); interrupts and
+ * softirqs that run while it idles stop its idle clock), and its timer
+ * and hrtimer softirq counts.  While a case measures, the benchmark task
+ * waits on the other CPU, so the benchmark CPU's busy time is what the
+ * expiry path (wakeups, softirq, callbacks) costs plus the background,
+ * measured the same way with nothing armed (cpu_bg_ns_per_s).
+ */
+struct cpu_snap {
+	u64 t;
+	u64 idle_us;
+	unsigned int tsoft;
+	unsigned int hsoft;
+};
+
+static bool cpu_time_ok;	/* get_cpu_idle_time_us() works (NO_HZ on) */
+static u64 cpu_bg_ns_per_s;	/* background busy ns per second */
+static u64 bg_softirqs_per_s;	/* background timer + hrtimer softirqs/s */
+
+static void snap(struct cpu_snap *c)
+{
+	c->idle_us = get_cpu_idle_time_us(bench_cpu, NULL);
+	c->t = ktime_get_ns();
+	c->tsoft = kstat_softirqs_cpu(TIMER_SOFTIRQ, bench_cpu);
+	c->hsoft = kstat_softirqs_cpu(HRTIMER_SOFTIRQ, bench_cpu);
+}
+
+static u64 snap_wall(const struct cpu_snap *a, const struct cpu_snap *b)
+{
+	return b->t - a->t;
+}
+
+/* busy ns between the snapshots, the background's share taken off */
+static u64 snap_cpu(const struct cpu_snap *a, const struct cpu_snap *b)
+{
+	u64 wall = b->t - a->t, idle = (b->idle_us - a->idle_us) * NSEC_PER_USEC;
+	u64 bg = mul_u64_u64_div_u64(cpu_bg_ns_per_s, wall, NSEC_PER_SEC);
+	u64 busy = wall > idle ? wall - idle : 0;
+
+	return busy > bg ? busy - bg : 0;
+}
+
+static unsigned int snap_softirqs(const struct cpu_snap *a, const struct cpu_snap *b)
+{
+	return (b->tsoft - a->tsoft) + (b->hsoft - a->hsoft);
+}
+
+/* Measure the background over @ms with nothing of ours armed. */
+static void cpu_background(unsigned int ms)
+{
+	struct cpu_snap a, b;
+	u64 wall, idle;
+
+	cpu_time_ok = get_cpu_idle_time_us(bench_cpu, NULL) != (u64)-1;
+	if (!cpu_time_ok) {
+		pr_info("note: no NO_HZ idle accounting: CPU-time figures not measured\n");
+		return;
+	}
+	pin_to(other_cpu);
+	msleep(20);
+	snap(&a);
+	msleep(ms);
+	snap(&b);
+	pin_to(bench_cpu);
+	wall = snap_wall(&a, &b);
+	idle = (b.idle_us - a.idle_us) * NSEC_PER_USEC;
+	cpu_bg_ns_per_s = wall > idle ? mul_u64_u64_div_u64(wall - idle, NSEC_PER_SEC, wall) : 0;
+	emit("cpu", "background", 0, "busy_ns_per_s", cpu_bg_ns_per_s * 1000);
+	bg_softirqs_per_s = div_u64(rate(snap_softirqs(&a, &b), wall), 1000);
+	emit("cpu", "background", 0, "softirqs_per_s",
+	     rate(snap_softirqs(&a, &b), wall));
+}
+
+/*
  * Arm @n timers of @impl, all due at one instant T, on the benchmark CPU;
  * wait on the other CPU until the last callback ran.  *@wake_to_last: from
  * the instant the implementation is due to start expiring them (twheel: the
@@ -762,8 +1089,10 @@ static void pin_to(int cpu)
  * last callback; *@busy: first to last callback.
  */
 static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
-		    u64 *wake_to_last, u64 *busy)
+		    u64 *wake_to_last, u64 *busy, u64 *cpu)
 {
+	struct cpu_snap c0, c1;
+
 	unsigned int attempt;
 	unsigned long i;
 	int ret = -ETIME;
@@ -800,6 +1129,7 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 			t_wake = t;
 		/* Wait on the other CPU; timer_list: watch jiffies reach base_j. */
 		pin_to(other_cpu);
+		snap(&c0);
 		while (ktime_get_ns() + 20 * NSEC_PER_MSEC < t)
 			usleep_range(5000, 6000);
 		if (impl == IMPL_TL) {
@@ -810,6 +1140,9 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 		deadline = ktime_get_ns() + 30 * NSEC_PER_SEC + n * 100000ULL;
 		while (atomic_long_read(&cb_count) < n && ktime_get_ns() < deadline)
 			usleep_range(2000, 3000);
+		usleep_range(5000, 6000);	/* the softirq's tail */
+		snap(&c1);
+		*cpu = snap_cpu(&c0, &c1);
 		pin_to(bench_cpu);
 		pinned = false;
 		if (atomic_long_read(&cb_count) < n) {
@@ -832,8 +1165,8 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 
 static void fire_n(const bool *want_in, unsigned long n, int nidx)
 {
-	unsigned int r, k, nrep = n >= 1000000 ? min_t(unsigned int, reps, 3) : reps;
-	u64 delay[IMPL_NR], wl[IMPL_NR][16], bu[IMPL_NR][16];
+	unsigned int r, k, nrep = min_t(unsigned int, reps, 16);
+	u64 delay[IMPL_NR], wl[IMPL_SL][16], bu[IMPL_SL][16], cpu[IMPL_SL][16];
 	unsigned int ok[IMPL_NR] = {};
 	bool want[IMPL_NR], failed[IMPL_NR] = {};
 	union btimer *arr;
@@ -854,14 +1187,13 @@ static void fire_n(const bool *want_in, unsigned long n, int nidx)
 		vfree(arr);
 		return;
 	}
-	nrep = min_t(unsigned int, nrep, 16);
 	for (r = 0; r < nrep; r++)
 		for (k = 0; k < IMPL_SL; k++) {
 			impl = (r + k) % IMPL_SL;
 			if (!want[impl] || failed[impl])
 				continue;
 			if (fire_one(impl, arr, n, &delay[impl], &wl[impl][ok[impl]],
-				     &bu[impl][ok[impl]]))
+				     &bu[impl][ok[impl]], &cpu[impl][ok[impl]]))
 				failed[impl] = true;
 			else
 				ok[impl]++;
@@ -871,11 +1203,13 @@ static void fire_n(const bool *want_in, unsigned long n, int nidx)
 	for (impl = 0; impl < IMPL_SL; impl++) {
 		if (!ok[impl])
 			continue;
-		emit("fire", impl_name[impl], n, "fire",
-		     per(median(wl[impl], ok[impl]), n));
+		emit_per("fire", impl_name[impl], n, "fire", wl[impl], ok[impl], n);
 		if (n > 1)
-			emit("fire", impl_name[impl], n, "fire_busy",
-			     per(median(bu[impl], ok[impl]), n - 1));
+			emit_per("fire", impl_name[impl], n, "fire_busy", bu[impl],
+				 ok[impl], n - 1);
+		if (cpu_time_ok)
+			emit_per("fire", impl_name[impl], n, "fire_cpu", cpu[impl],
+				 ok[impl], n);
 	}
 	vfree(arr);
 }
@@ -994,7 +1328,7 @@ static void tick_case(unsigned long n)
 		off[i] = rnd_range(0, 60000);
 	}
 	set_base(3600 * 1000);
-	populate(IMPL_TWHEEL, arr, off, n);
+	populate(IMPL_TWHEEL, arr, off, NULL, n);
 	msleep(20);
 
 	/* cold: only armed, the hrtimer waits for the earliest key */
@@ -1259,6 +1593,614 @@ static void mixed_case(int impl, unsigned int slack_pct, const char *label)
 	vfree(arr);
 }
 
+/* ---- helpers of the spread, late and ratas suites ------------------------------- */
+
+/* A variant: an implementation, and for twheel the engine of its wheel. */
+struct variant {
+	const char *name;
+	int impl;
+	enum twheel_engine engine;
+};
+
+static const struct variant variants[] = {
+	{ "twheel", IMPL_TWHEEL, TWHEEL_ENGINE_HIER },
+	{ "twheel_scheme6", IMPL_TWHEEL, TWHEEL_ENGINE_SCHEME6 },
+	{ "twheel_lawn", IMPL_TWHEEL, TWHEEL_ENGINE_LAWN },
+	{ "timer_list", IMPL_TL, 0 },
+	{ "hrtimer", IMPL_HR, 0 },
+};
+
+#define NVAR ARRAY_SIZE(variants)
+
+/* The variants named in @list, in variants[] order; returns how many. */
+static unsigned int variants_pick(const char *list, const struct variant **out)
+{
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < NVAR; i++)
+		if (listed(list, variants[i].name))
+			out[nr++] = &variants[i];
+	return nr;
+}
+
+/* Set up @n timers of @v (on a new private wheel for twheel). */
+static int var_setup(const struct variant *v, union btimer *arr, unsigned long n)
+{
+	unsigned long i;
+
+	if (v->impl == IMPL_TWHEEL) {
+		cur_wheel = twheel_create_engine(tw_tick_ns, tw_bits, tw_budget,
+						 v->engine);
+		if (IS_ERR(cur_wheel)) {
+			pr_err("twheel_create_engine(%s): %ld\n", v->name,
+			       PTR_ERR(cur_wheel));
+			cur_wheel = NULL;
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < n; i++)
+		b_setup(v->impl, &arr[i]);
+	return 0;
+}
+
+static void var_teardown(const struct variant *v, union btimer *arr, unsigned long n)
+{
+	teardown(v->impl, arr, n);
+	if (v->impl == IMPL_TWHEEL)
+		wheel_put();
+}
+
+/*
+ * Arm @t to expire at @exp (ktime ns); @now and @now_j are the clock and
+ * jiffies read together (jiffies first).  timer_list gets msleep()'s
+ * never-early rounding: the jiffies that cover the delay, plus one for
+ * the current, partly elapsed jiffy.
+ */
+static void arm_abs(int impl, union btimer *t, u64 exp, u64 now,
+		    unsigned long now_j, u64 slack)
+{
+	switch (kind(impl)) {
+	case IMPL_TWHEEL:
+		twheel_timer_modify(&t->tw, exp, slack, TWHEEL_MODE_ABS);
+		break;
+	case IMPL_TL:
+		mod_timer(&t->tl, now_j + 1 +
+			  (exp > now ? DIV_ROUND_UP_ULL(exp - now, TICK_NSEC) : 0));
+		break;
+	case IMPL_HR:
+		hrtimer_start_range_ns(&t->hr, ns_to_ktime(exp), slack,
+				       pinned ? HRTIMER_MODE_ABS_PINNED : HRTIMER_MODE_ABS);
+		break;
+	}
+}
+
+static void now_pair(u64 *now, unsigned long *now_j)
+{
+	*now_j = jiffies;
+	*now = ktime_get_ns();
+}
+
+/*
+ * Arm timers [0, n) of @v on the benchmark CPU to @base + @off[i] ns,
+ * re-reading the clock every 256 timers, and move to the other CPU.
+ */
+static void var_populate(const struct variant *v, union btimer *arr,
+			 const u64 *off, unsigned long n, u64 base)
+{
+	unsigned long i, nj = 0;
+	u64 now = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!(i & 255)) {
+			cond_resched();
+			now_pair(&now, &nj);
+		}
+		arm_abs(v->impl, &arr[i], base + off[i], now, nj, 0);
+	}
+}
+
+/* ---- suite: spread (steady-state expiry, deadlines spread over S ticks) -------- */
+
+/*
+ * N timers due uniformly over S ticks (1 ms) from shortly after they are
+ * armed; once arming is over, the benchmark task leaves the benchmark CPU
+ * and its busy time is measured over spread_ms while the timers expire at
+ * the steady rate N/S per tick.  With S = 10^6 a Scheme 6 slot holds the
+ * timers of 244 revolutions, of which the expiry path must skip all but
+ * one; the hierarchical engine and timer_list cascade or file them by
+ * level instead.
+ */
+struct spread_res {
+	u64 cpu, fires, wall, wakeups, softirqs;
+};
+
+static int spread_one(const struct variant *v, union btimer *arr, u64 *off,
+		      unsigned long n, u64 span_ns, struct spread_res *res)
+{
+	struct twheel_stats s0 = {}, s1 = {};
+	struct cpu_snap c0, c1;
+	unsigned long i;
+	long f0;
+
+	pin_to(bench_cpu);
+	pinned = true;
+	cb_mode = CB_COUNT;
+	if (var_setup(v, arr, n)) {
+		pinned = false;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		off[i] = rnd() % span_ns;
+	var_populate(v, arr, off, n, ktime_get_ns() + 50 * NSEC_PER_MSEC);
+	pin_to(other_cpu);
+	msleep(20);
+	if (v->impl == IMPL_TWHEEL)
+		twheel_get_stats(cur_wheel, &s0);
+	f0 = atomic_long_read(&cb_count);
+	snap(&c0);
+	msleep(spread_ms);
+	snap(&c1);
+	res->fires = atomic_long_read(&cb_count) - f0;
+	if (v->impl == IMPL_TWHEEL)
+		twheel_get_stats(cur_wheel, &s1);
+	res->wakeups = s1.wakeups - s0.wakeups;
+	res->cpu = snap_cpu(&c0, &c1);
+	res->wall = snap_wall(&c0, &c1);
+	res->softirqs = snap_softirqs(&c0, &c1);
+	pin_to(bench_cpu);
+	var_teardown(v, arr, n);
+	pinned = false;
+	return 0;
+}
+
+static void spread_n(unsigned long n, u64 span_ticks)
+{
+	const struct variant *vs[NVAR];
+	unsigned int nv = variants_pick(spread_impls, vs), r, k, ok[NVAR] = {};
+	struct spread_res (*res)[MAX_REPS];
+	u64 span_ns = span_ticks * tw_tick_ns, v[MAX_REPS];
+	union btimer *arr;
+	char op[48];
+	u64 *off;
+
+	if (!n || !nv || !cpu_time_ok)
+		return;
+	arr = vzalloc(array_size(n, sizeof(*arr)));
+	off = vmalloc(array_size(n, sizeof(*off)));
+	res = kcalloc(NVAR, sizeof(*res), GFP_KERNEL);
+	if (!arr || !off || !res) {
+		pr_err("spread n=%lu: out of memory\n", n);
+		goto out;
+	}
+	for (r = 0; r < reps; r++)
+		for (k = 0; k < nv; k++) {
+			unsigned int x = (r + k) % nv;
+
+			if (!spread_one(vs[x], arr, off, n, span_ns, &res[x][ok[x]]))
+				ok[x]++;
+		}
+	for (k = 0; k < nv; k++) {
+		unsigned int m = ok[k];
+
+		for (r = 0; r < m; r++)
+			v[r] = per(res[k][r].cpu, res[k][r].fires);
+		snprintf(op, sizeof(op), "cpu_ns_per_fire_s%llu", span_ticks);
+		emit_v("spread", vs[k]->name, n, op, v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(res[k][r].cpu, res[k][r].wall);
+		snprintf(op, sizeof(op), "cpu_ns_per_s_s%llu", span_ticks);
+		emit_v("spread", vs[k]->name, n, op, v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(res[k][r].fires, res[k][r].wall);
+		snprintf(op, sizeof(op), "fires_per_s_s%llu", span_ticks);
+		emit_v("spread", vs[k]->name, n, op, v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(res[k][r].softirqs, res[k][r].wall);
+		snprintf(op, sizeof(op), "softirqs_per_s_s%llu", span_ticks);
+		emit_v("spread", vs[k]->name, n, op, v, m);
+		if (vs[k]->impl != IMPL_TWHEEL)
+			continue;
+		for (r = 0; r < m; r++)
+			v[r] = rate(res[k][r].wakeups, res[k][r].wall);
+		snprintf(op, sizeof(op), "wakeups_per_s_s%llu", span_ticks);
+		emit_v("spread", vs[k]->name, n, op, v, m);
+	}
+out:
+	kfree(res);
+	vfree(off);
+	vfree(arr);
+}
+
+/* ---- suite: late (lateness distribution) --------------------------------------- */
+
+/*
+ * fired - expires for every callback recorded while late_rec is set:
+ * in ns against the expiry asked for, and in the implementation's own
+ * ticks (twheel: whole ticks of tw_tick_ns; timer_list: jiffies past
+ * timer->expires; hrtimer: none).
+ */
+static bool late_rec;
+static u64 *late_exp;		/* by timer index: the expiry asked for */
+static u64 *lat_ns, *lat_tk;
+static atomic_long_t lat_nr, lat_early;
+static int late_kind;
+
+static void late_fired(union btimer *t)
+{
+	u64 now = ktime_get_ns(), exp = late_exp[t - cur_arr];
+	long c;
+
+	if (!READ_ONCE(late_rec))
+		return;
+	c = atomic_long_inc_return(&lat_nr) - 1;
+	if (c >= late_cap)
+		return;
+	if (now < exp) {
+		atomic_long_inc(&lat_early);
+		now = exp;
+	}
+	lat_ns[c] = now - exp;
+	if (late_kind == IMPL_TL)
+		lat_tk[c] = jiffies - t->tl.expires;
+	else
+		lat_tk[c] = div64_u64(now - exp, tw_tick_ns);
+}
+
+enum { LATE_IDLE, LATE_LOAD, LATE_BURST, LATE_NR };
+static const char *const late_scen[LATE_NR] = { "idle", "load", "burst" };
+enum { LQ_P50, LQ_P99, LQ_MAX, LQ_NR };
+static const char *const lq_name[LQ_NR] = { "p50", "p99", "max" };
+static const unsigned int lq_pct[LQ_NR] = { 50, 99, 100 };
+
+/*
+ * One scenario on one variant; @q[0..LQ_NR) the ns quantiles,
+ * @q[LQ_NR..2 LQ_NR) the tick quantiles.  idle: @n timers due uniformly
+ * over late_idle_ms, all recorded; load: @n due uniformly over 10^4
+ * ticks, those that fire in late_win_ms after arming is over recorded;
+ * burst: @n all due at one instant, all recorded.
+ */
+static int late_one(const struct variant *v, union btimer *arr, unsigned long n,
+		    int scen, u64 *q)
+{
+	u64 span, lead, deadline, now, base;
+	unsigned long i, cnt;
+	unsigned int k;
+
+	pin_to(bench_cpu);
+	pinned = true;
+	cb_mode = CB_LATE;
+	late_kind = v->impl;
+	cur_arr = arr;
+	WRITE_ONCE(late_rec, false);
+	atomic_long_set(&lat_nr, 0);
+	atomic_long_set(&lat_early, 0);
+	if (var_setup(v, arr, n)) {
+		pinned = false;
+		return -ENOMEM;
+	}
+	span = scen == LATE_IDLE ? (u64)late_idle_ms * NSEC_PER_MSEC :
+	       scen == LATE_LOAD ? 10000 * tw_tick_ns : 0;
+	/* idle and burst: all armed before the first is due */
+	lead = scen == LATE_LOAD ? 50 * NSEC_PER_MSEC :
+	       max_t(u64, 100 * NSEC_PER_MSEC, n * 10000ULL);
+	for (i = 0; i < n; i++)
+		late_exp[i] = span ? rnd() % span : 0;
+	now = ktime_get_ns();
+	base = now + lead;
+	for (i = 0; i < n; i++)
+		late_exp[i] += base;
+	if (scen != LATE_LOAD)
+		WRITE_ONCE(late_rec, true);
+	var_populate(v, arr, late_exp, n, 0);
+	pin_to(other_cpu);
+	if (scen == LATE_LOAD) {
+		msleep(20);
+		WRITE_ONCE(late_rec, true);
+		msleep(late_win_ms);
+		WRITE_ONCE(late_rec, false);
+	} else {
+		deadline = base + span + 10 * NSEC_PER_SEC;
+		while (atomic_long_read(&lat_nr) < n && ktime_get_ns() < deadline)
+			usleep_range(5000, 6000);
+		if (ktime_get_ns() < base)
+			pr_info("note: late %s %s n=%lu: recording began late\n",
+				late_scen[scen], v->name, n);
+	}
+	pin_to(bench_cpu);
+	var_teardown(v, arr, n);
+	pinned = false;
+	cnt = min_t(unsigned long, atomic_long_read(&lat_nr), late_cap);
+	if (atomic_long_read(&lat_early))
+		pr_info("note: late %s %s n=%lu: %ld fired early\n", late_scen[scen],
+			v->name, n, atomic_long_read(&lat_early));
+	if (!cnt)
+		return -ENODATA;
+	sort(lat_ns, cnt, sizeof(u64), cmp_u64, NULL);
+	sort(lat_tk, cnt, sizeof(u64), cmp_u64, NULL);
+	for (k = 0; k < LQ_NR; k++) {
+		q[k] = lat_ns[(cnt - 1) * lq_pct[k] / 100];
+		q[LQ_NR + k] = lat_tk[(cnt - 1) * lq_pct[k] / 100];
+	}
+	return 0;
+}
+
+static void late_suite(void)
+{
+	const unsigned long scen_n[LATE_NR] = { late_idle_n, late_load_n, late_burst_n };
+	const struct variant *vs[NVAR];
+	unsigned int nv = variants_pick(late_impls, vs), r, k, x, ok[NVAR];
+	u64 (*q)[MAX_REPS][2 * LQ_NR], v[MAX_REPS];
+	unsigned long nmax = max3(late_idle_n, late_load_n, late_burst_n);
+	union btimer *arr;
+	char op[48];
+	int scen;
+
+	arr = vzalloc(array_size(nmax, sizeof(*arr)));
+	late_exp = vmalloc(array_size(nmax, sizeof(u64)));
+	lat_ns = vmalloc(array_size(late_cap, sizeof(u64)));
+	lat_tk = vmalloc(array_size(late_cap, sizeof(u64)));
+	q = kcalloc(NVAR, sizeof(*q), GFP_KERNEL);
+	if (!arr || !late_exp || !lat_ns || !lat_tk || !q || !nv) {
+		pr_err("late: out of memory\n");
+		goto out;
+	}
+	for (scen = 0; scen < LATE_NR; scen++) {
+		unsigned long n = scen_n[scen];
+
+		if (!n)
+			continue;
+		memset(ok, 0, sizeof(ok));
+		for (r = 0; r < reps; r++)
+			for (k = 0; k < nv; k++) {
+				x = (r + k) % nv;
+				if (!late_one(vs[x], arr, n, scen, q[x][ok[x]]))
+					ok[x]++;
+			}
+		for (k = 0; k < nv; k++)
+			for (x = 0; x < 2 * LQ_NR; x++) {
+				if (x >= LQ_NR && vs[k]->impl == IMPL_HR)
+					break;
+				for (r = 0; r < ok[k]; r++)
+					v[r] = q[k][r][x] * 1000;
+				snprintf(op, sizeof(op), "%s_%s_%s", late_scen[scen],
+					 lq_name[x % LQ_NR], x < LQ_NR ? "ns" : "ticks");
+				emit_v("late", vs[k]->name, n, op, v, ok[k]);
+			}
+	}
+out:
+	cb_mode = CB_COUNT;
+	cur_arr = NULL;
+	kfree(q);
+	vfree(lat_tk);
+	vfree(lat_ns);
+	vfree(late_exp);
+	late_exp = NULL;
+	vfree(arr);
+}
+
+/* ---- suite: ratas (the Ratas benchmark's workload, event driven) --------------- */
+
+/*
+ * After the benchmark of the Ratas blog post: work units of ten timers of
+ * five kinds, by slot in the unit:
+ *   0-1  short (about ratas_short_ms, 0.8-1.2x by unit, +-10 % jitter):
+ *        re-armed by their own callback, almost always executed; each
+ *        run is the unit's work, which drives the other kinds
+ *   2    long, set once at the start (due in the second half of the
+ *        active phase), executed
+ *   3-5  long (10 s), pushed back to now + 10 s by every short run of
+ *        the unit: never executed
+ *   6-7  medium (200-600 ms), started by one short run in four when
+ *        idle: executed every time they are started
+ *   8-9  medium (300-900 ms), touched by one short run in four: started
+ *        when idle, else moved to half its remaining time or cancelled
+ * The units' different periods vary the access pattern over time.  All
+ * of it runs in the timers' own callbacks on the benchmark CPU (as a
+ * protocol stack's timers do), for ratas_ms; then the short timers stop
+ * re-arming and the run goes on idle for ratas_idle_ms with the pushed
+ * timers still pending.  Measured on the benchmark CPU from outside:
+ * busy time (snap_cpu()), timer + hrtimer softirqs, and for twheel its
+ * wakeups (twheel_get_stats()).
+ */
+#define RATAS_UNIT 10
+
+static bool ratas_stop;
+static int ratas_impl;
+static u64 *ratas_exp;
+static atomic_long_t ratas_ops;
+
+static void ratas_arm(union btimer *t, u64 exp, u64 now, unsigned long nj)
+{
+	ratas_exp[t - cur_arr] = exp;
+	arm_abs(ratas_impl, t, exp, now, nj, 0);
+	atomic_long_inc(&ratas_ops);
+}
+
+static u64 ratas_period(unsigned long u)
+{
+	return (u64)ratas_short_ms * NSEC_PER_MSEC * (8 + u % 5) / 10;
+}
+
+static void ratas_fired(union btimer *t)
+{
+	unsigned long i = t - cur_arr, u = i / RATAS_UNIT, nj;
+	union btimer *base = &cur_arr[u * RATAS_UNIT], *o;
+	u64 now, h, p;
+
+	if (i % RATAS_UNIT >= 2 || READ_ONCE(ratas_stop))
+		return;
+	now_pair(&now, &nj);
+	h = (i + 1) * 0x9E3779B97F4A7C15ULL ^ now;
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ULL;
+	h ^= h >> 32;
+	p = ratas_period(u);
+	ratas_arm(t, now + p - p / 10 + h % (p / 5 + 1), now, nj);
+	ratas_arm(&base[3 + (h >> 20) % 3], now + 10 * NSEC_PER_SEC, now, nj);
+	if (!((h >> 24) & 3)) {
+		o = &base[6 + ((h >> 26) & 1)];
+		if (!b_pending(ratas_impl, o))
+			ratas_arm(o, now + (200 + (h >> 32) % 401) * NSEC_PER_MSEC, now, nj);
+	}
+	if (!((h >> 28) & 3)) {
+		o = &base[8 + ((h >> 30) & 1)];
+		if (!b_pending(ratas_impl, o)) {
+			ratas_arm(o, now + (300 + (h >> 40) % 601) * NSEC_PER_MSEC, now, nj);
+		} else if ((h >> 50) & 1 && ratas_exp[o - cur_arr] > now) {
+			ratas_arm(o, now + (ratas_exp[o - cur_arr] - now) / 2, now, nj);
+		} else {
+			b_cancel(ratas_impl, o);
+			atomic_long_inc(&ratas_ops);
+		}
+	}
+}
+
+enum { RT_CPU, RT_EVENTS, RT_SOFTIRQS, RT_WAKEUPS, RT_WALL, RT_NR };
+
+/* One run; @a active-phase figures, @z idle-phase figures. */
+static int ratas_one(const struct variant *v, union btimer *arr, unsigned long units,
+		     u64 *a, u64 *z)
+{
+	unsigned long n = units * RATAS_UNIT, i, nj;
+	struct twheel_stats s0 = {}, s1 = {}, s2 = {};
+	struct cpu_snap c0, c1, c2;
+	long ev0, ev1;
+	u64 now;
+
+	pin_to(bench_cpu);
+	pinned = true;
+	cb_mode = CB_RATAS;
+	ratas_impl = v->impl;
+	cur_arr = arr;
+	WRITE_ONCE(ratas_stop, false);
+	atomic_long_set(&cb_count, 0);
+	atomic_long_set(&ratas_ops, 0);
+	if (var_setup(v, arr, n)) {
+		pinned = false;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		unsigned int slot = i % RATAS_UNIT;
+
+		if (!(i & 255)) {
+			cond_resched();
+			now_pair(&now, &nj);
+		}
+		if (slot < 2)
+			ratas_arm(&arr[i], now + 50 * NSEC_PER_MSEC +
+				  rnd() % ratas_period(i / RATAS_UNIT), now, nj);
+		else if (slot == 2)
+			ratas_arm(&arr[i], now + (u64)ratas_ms * NSEC_PER_MSEC *
+				  rnd_range(50, 100) / 100, now, nj);
+		else if (slot < 6)
+			ratas_arm(&arr[i], now + 10 * NSEC_PER_SEC, now, nj);
+	}
+	pin_to(other_cpu);
+	msleep(20);
+	if (v->impl == IMPL_TWHEEL)
+		twheel_get_stats(cur_wheel, &s0);
+	ev0 = atomic_long_read(&cb_count) + atomic_long_read(&ratas_ops);
+	snap(&c0);
+	msleep(ratas_ms);
+	WRITE_ONCE(ratas_stop, true);
+	snap(&c1);
+	ev1 = atomic_long_read(&cb_count) + atomic_long_read(&ratas_ops);
+	if (v->impl == IMPL_TWHEEL)
+		twheel_get_stats(cur_wheel, &s1);
+	msleep(ratas_idle_ms);
+	snap(&c2);
+	if (v->impl == IMPL_TWHEEL)
+		twheel_get_stats(cur_wheel, &s2);
+	pin_to(bench_cpu);
+	var_teardown(v, arr, n);
+	pinned = false;
+	cur_arr = NULL;
+	cb_mode = CB_COUNT;
+	a[RT_CPU] = snap_cpu(&c0, &c1);
+	a[RT_EVENTS] = ev1 - ev0;
+	a[RT_SOFTIRQS] = snap_softirqs(&c0, &c1);
+	a[RT_WAKEUPS] = s1.wakeups - s0.wakeups;
+	a[RT_WALL] = snap_wall(&c0, &c1);
+	z[RT_CPU] = snap_cpu(&c1, &c2);
+	z[RT_EVENTS] = 0;
+	z[RT_SOFTIRQS] = snap_softirqs(&c1, &c2);
+	z[RT_WAKEUPS] = s2.wakeups - s1.wakeups;
+	z[RT_WALL] = snap_wall(&c1, &c2);
+	return 0;
+}
+
+static void ratas_units_n(unsigned long units)
+{
+	const struct variant *vs[NVAR];
+	unsigned int nv = variants_pick(ratas_impls, vs), r, k, ok[NVAR] = {};
+	u64 (*a)[MAX_REPS][RT_NR], (*z)[MAX_REPS][RT_NR], v[MAX_REPS];
+	unsigned long n = units * RATAS_UNIT;
+	union btimer *arr;
+
+	if (!units || !nv || !cpu_time_ok)
+		return;
+	arr = vzalloc(array_size(n, sizeof(*arr)));
+	ratas_exp = vzalloc(array_size(n, sizeof(u64)));
+	a = kcalloc(NVAR, sizeof(*a), GFP_KERNEL);
+	z = kcalloc(NVAR, sizeof(*z), GFP_KERNEL);
+	if (!arr || !ratas_exp || !a || !z) {
+		pr_err("ratas units=%lu: out of memory\n", units);
+		goto out;
+	}
+	for (r = 0; r < reps; r++)
+		for (k = 0; k < nv; k++) {
+			unsigned int x = (r + k) % nv;
+
+			if (!ratas_one(vs[x], arr, units, a[x][ok[x]], z[x][ok[x]]))
+				ok[x]++;
+		}
+	for (k = 0; k < nv; k++) {
+		const char *name = vs[k]->name;
+		unsigned int m = ok[k];
+		u64 bg;
+
+		for (r = 0; r < m; r++)
+			v[r] = per(a[k][r][RT_CPU], a[k][r][RT_EVENTS]);
+		emit_v("ratas", name, units, "cpu_ns_per_event", v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(a[k][r][RT_EVENTS], a[k][r][RT_WALL]);
+		emit_v("ratas", name, units, "events_per_s", v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(a[k][r][RT_CPU], a[k][r][RT_WALL]);
+		emit_v("ratas", name, units, "cpu_ns_per_s", v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(z[k][r][RT_CPU], z[k][r][RT_WALL]);
+		emit_v("ratas", name, units, "idle_cpu_ns_per_s", v, m);
+		/* softirqs per s above the background's */
+		for (r = 0; r < m; r++) {
+			bg = bg_softirqs_per_s * 1000;
+			v[r] = rate(a[k][r][RT_SOFTIRQS], a[k][r][RT_WALL]);
+			v[r] = v[r] > bg ? v[r] - bg : 0;
+		}
+		emit_v("ratas", name, units, "softirqs_per_s", v, m);
+		for (r = 0; r < m; r++) {
+			bg = bg_softirqs_per_s * 1000;
+			v[r] = rate(z[k][r][RT_SOFTIRQS], z[k][r][RT_WALL]);
+			v[r] = v[r] > bg ? v[r] - bg : 0;
+		}
+		emit_v("ratas", name, units, "idle_softirqs_per_s", v, m);
+		if (vs[k]->impl != IMPL_TWHEEL)
+			continue;
+		for (r = 0; r < m; r++)
+			v[r] = rate(a[k][r][RT_WAKEUPS], a[k][r][RT_WALL]);
+		emit_v("ratas", name, units, "wakeups_per_s", v, m);
+		for (r = 0; r < m; r++)
+			v[r] = rate(z[k][r][RT_WAKEUPS], z[k][r][RT_WALL]);
+		emit_v("ratas", name, units, "idle_wakeups_per_s", v, m);
+	}
+out:
+	kfree(z);
+	kfree(a);
+	vfree(ratas_exp);
+	ratas_exp = NULL;
+	vfree(arr);
+}
+
 /* ---- suite: prims (building blocks, to read the others by) ---------------------- */
 
 static noinline u64 prim_div(u64 a, u32 b)
@@ -1297,7 +2239,7 @@ static void prims_slab_xa(u64 *v, unsigned int nr)
 			kmem_cache_free(cache, objs[i]);
 		v[r] = ktime_get_ns() - t0;
 	}
-	emit("prims", "kernel", 0, "slab_account_alloc_free", per(median(v, nr), PRIM_OBJS));
+	emit_per("prims", "kernel", 0, "slab_account_alloc_free", v, nr, PRIM_OBJS);
 	for (r = 0; r < nr; r++) {
 		t0 = ktime_get_ns();
 		for (i = 0; i < PRIM_OBJS; i++)
@@ -1308,7 +2250,7 @@ static void prims_slab_xa(u64 *v, unsigned int nr)
 			xa_erase(&xa, idx);
 		v[r] = ktime_get_ns() - t0;
 	}
-	emit("prims", "kernel", 0, "xa_alloc_cyclic_erase", per(median(v, nr), PRIM_OBJS));
+	emit_per("prims", "kernel", 0, "xa_alloc_cyclic_erase", v, nr, PRIM_OBJS);
 	xa_destroy(&xa);
 out:
 	kfree(objs);
@@ -1332,14 +2274,14 @@ static void prims(void)
 			sum += prim_div(0x123456789abcULL + i * 7919ULL, 1000000 + (i & 7));
 		v[r] = t_end(t0);
 	}
-	emit("prims", "kernel", 0, "div_u64", per(median(v, nr), loops));
+	emit_per("prims", "kernel", 0, "div_u64", v, nr, loops);
 	for (r = 0; r < nr; r++) {
 		t0 = t_begin();
 		for (i = 0; i < loops; i++)
 			sum += ktime_get_ns();
 		v[r] = t_end(t0);
 	}
-	emit("prims", "kernel", 0, "ktime_get", per(median(v, nr), loops));
+	emit_per("prims", "kernel", 0, "ktime_get", v, nr, loops);
 	for (r = 0; r < nr; r++) {
 		t0 = t_begin();
 		for (i = 0; i < loops; i++) {
@@ -1348,7 +2290,7 @@ static void prims(void)
 		}
 		v[r] = t_end(t0);
 	}
-	emit("prims", "kernel", 0, "lock_irqsave_pair", per(median(v, nr), loops));
+	emit_per("prims", "kernel", 0, "lock_irqsave_pair", v, nr, loops);
 	for (r = 0; r < nr; r++) {
 		t0 = t_begin();
 		for (i = 0; i < loops; i++) {
@@ -1357,7 +2299,7 @@ static void prims(void)
 		}
 		v[r] = t_end(t0);
 	}
-	emit("prims", "kernel", 0, "hlist_add_del", per(median(v, nr), loops));
+	emit_per("prims", "kernel", 0, "hlist_add_del", v, nr, loops);
 	prims_slab_xa(v, nr);
 	/* keep @sum alive */
 	if (sum == 42)
@@ -1368,16 +2310,18 @@ static void prims(void)
 
 static int __init bench_init(void)
 {
-	bool want[IMPL_NR];
+	bool want[IMPL_NR], want_ops[IMPL_NR];
 	int i, k, ret;
 	u64 t0 = ktime_get_ns();
 
 	if (!batch || !reps || min_ms > max_ms || mix_n < 8 || !sc_pairs)
 		return -EINVAL;
-	reps = min_t(uint, reps, 64);
+	reps = min_t(uint, reps, MAX_REPS);
 	rng_state = seed ?: 1;
-	for (i = 0; i < IMPL_NR; i++)
-		want[i] = listed(impls, impl_name[i]);
+	for (i = 0; i < IMPL_NR; i++) {
+		want_ops[i] = listed(impls, impl_name[i]);
+		want[i] = want_ops[i] && !has_slack(i);
+	}
 
 	if (bench_cpu < 0 || !cpu_online(bench_cpu))
 		bench_cpu = cpumask_last(cpu_online_mask);
@@ -1396,18 +2340,32 @@ static int __init bench_init(void)
 
 	/* warm up code paths and caches; results discarded */
 	quiet = true;
-	ops_n(want, 1000, 0);
+	ops_n(want_ops, 1000, 0, false);
 	quiet = false;
 	memset(populate_ns, 0, sizeof(populate_ns));
+	cpu_background(200);
 
 	if (listed(suites, "ops"))
 		for (k = 0; k < ns_count; k++)
-			ops_n(want, ns[k], k);
+			ops_n(want_ops, ns[k], k, false);
+
+	if (listed(suites, "ops_short"))
+		for (k = 0; k < ns_count; k++)
+			ops_n(want_ops, ns[k], k, true);
 
 	if (listed(suites, "fire"))
 		for (k = 0; k < ns_count; k++)
 			if (ns[k] <= fire_max)
 				fire_n(want, ns[k], k);
+
+	if (listed(suites, "spread"))
+		for (i = 0; i < spread_ticks_count; i++)
+			for (k = 0; k < ns_count; k++)
+				if (ns[k] <= spread_max)
+					spread_n(ns[k], spread_ticks[i]);
+
+	if (listed(suites, "late"))
+		late_suite();
 
 	if (listed(suites, "setcancel"))
 		for (k = 0; k < sc_ns_count; k++)
@@ -1457,6 +2415,10 @@ static int __init bench_init(void)
 		if (want[IMPL_TL] && plain)
 			mixed_case(IMPL_TL, 0, "timer_list");
 	}
+
+	if (listed(suites, "ratas"))
+		for (k = 0; k < ratas_units_count; k++)
+			ratas_units_n(ratas_units[k]);
 
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	pr_info("done in %llu ms\n", div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));

@@ -1,176 +1,338 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Print the twheel/peer ratio tables and the target check of a benchmark
-# CSV (suite,impl,n,op,ns_per_op), as written by bench/run.sh.
+# Print the tables and the target check of a benchmark CSV, as written by
+# bench/run.sh: suite,impl,n,op,ns_per_op,min,max,reps (the median over the
+# repetitions, their min and max, their number).  Rows of the older
+# five-column format (suite,impl,n,op,ns_per_op) are read as one repetition.
 #
-# Usage: bench/report.sh [results.csv]     (default build/bench/results.csv)
+# Usage: bench/report.sh [results.csv | KERNEL]
+#   KERNEL (stock61, stock612) reads build/bench/results-KERNEL.csv; the
+#   default is results-stock61.csv, else the older results.csv.
+#
+# Cells are "median" or "median ±h%", h = (max - min) / 2 / median: half
+# the min-max range.  A ratio a/b is given as median_a/median_b and its
+# range [min_a/max_b, max_a/min_b].
+#
+# Verdicts, for every N that both sides of a target were measured at:
+#   MET           the whole ratio range is on the target's side of the
+#                 threshold (target "<= X": max_a/min_b <= X)
+#   MISSED        the whole range is on the other side (min_a/max_b > X)
+#   inconclusive  the range contains the threshold: the min-max ranges of
+#                 the compared implementations overlap it, so run-to-run
+#                 noise could decide the verdict either way
+# A verdict marked * rests on fewer than 5 repetitions on one side.
 set -euo pipefail
-csv=${1:-$(dirname "$0")/../build/bench/results.csv}
+here=$(cd "$(dirname "$0")" && pwd)
+arg=${1:-}
+if [[ -z "$arg" ]]; then
+	csv=$here/../build/bench/results-stock61.csv
+	[[ -s "$csv" ]] || csv=$here/../build/bench/results.csv
+elif [[ -f "$arg" ]]; then
+	csv=$arg
+else
+	csv=$here/../build/bench/results-$arg.csv
+fi
 [[ -s "$csv" ]] || { echo "${0##*/}: no $csv" >&2; exit 1; }
 
 awk -F, '
 NR == 1 { next }
 {
-	v[$1 "," $2 "," $3 "," $4] = $5
-	if ($1 == "ops") ns[$3] = 1
-	if ($1 == "user") uns[$3] = 1
+	k = $1 "," $2 "," $3 "," $4
+	v[k] = $5 + 0
+	lo[k] = (NF >= 8 ? $6 : $5) + 0
+	hi[k] = (NF >= 8 ? $7 : $5) + 0
+	nr[k] = (NF >= 8 ? $8 : 1) + 0
+	nset[$1, $3 + 0] = 1
+	suite[$1] = 1
 }
 function has(s, i, n, o) { return ((s "," i "," n "," o) in v) }
-function g(s, i, n, o) { return v[s "," i "," n "," o] + 0 }
-function num(x) { return x == "" ? "-" : sprintf(x >= 100 ? "%.0f" : "%.1f", x) }
-function cell(s, i, n, o) { return has(s, i, n, o) ? num(g(s, i, n, o)) : "-" }
-function ratio(s, a, b, n, o) {
-	if (!has(s, a, n, o) || !has(s, b, n, o) || g(s, b, n, o) == 0) return "-"
-	return sprintf("%.2f", g(s, a, n, o) / g(s, b, n, o))
+function g(s, i, n, o) { return v[s "," i "," n "," o] }
+function num(x) { return sprintf(x >= 100 || x <= -100 ? "%.0f" : "%.1f", x) }
+# median, with the half range in % when there was a range
+function cell(s, i, n, o,   k, m, h) {
+	k = s "," i "," n "," o
+	if (!(k in v)) return "-"
+	m = v[k]
+	if (hi[k] == lo[k] || m == 0) return num(m)
+	h = (hi[k] - lo[k]) / 2 / m * 100
+	return num(m) sprintf("±%.0f%%", h)
 }
-function sorted(arr, out,   k, m, i, j, t) {
+# ratio of (s,a,n,o) to (s,b,n2,o2): R[med], R[lo], R[hi], R[reps]; 0 if missing
+function ratio2(s, a, n, o, b, n2, o2,   ka, kb) {
+	ka = s "," a "," n "," o; kb = s "," b "," n2 "," o2
+	if (!(ka in v) || !(kb in v) || v[kb] <= 0 || lo[kb] <= 0) return 0
+	R["med"] = v[ka] / v[kb]
+	R["lo"] = lo[ka] / hi[kb]
+	R["hi"] = hi[ka] / lo[kb]
+	R["reps"] = nr[ka] < nr[kb] ? nr[ka] : nr[kb]
+	return 1
+}
+function ratio(s, a, b, n, o) { return ratio2(s, a, n, o, b, n, o) }
+function rtxt() { return sprintf("%.2fx (%.2f-%.2f)", R["med"], R["lo"], R["hi"]) }
+function rcell(s, a, b, n, o) { return ratio(s, a, b, n, o) ? sprintf("%.2f", R["med"]) : "-" }
+# verdict of R against "<= x" (le = 1) or ">= x" (le = 0)
+function verdict(x, le,   w) {
+	if (le) w = R["hi"] <= x ? "MET" : R["lo"] > x ? "MISSED" : "inconclusive"
+	else w = R["lo"] >= x ? "MET" : R["hi"] < x ? "MISSED" : "inconclusive"
+	return w (R["reps"] < 5 ? "*" : "")
+}
+function target(desc, x, le) {
+	printf "  %-14s %-60s %s\n", verdict(x, le), desc, rtxt()
+	tcount[verdict(x, le)]++
+}
+function sorted(s, out,   k, m, i, j, t) {
 	m = 0
-	for (k in arr) out[++m] = k + 0
+	for (k in nset) {
+		split(k, q, SUBSEP)
+		if (q[1] == s) out[++m] = q[2] + 0
+	}
 	for (i = 2; i <= m; i++) for (j = i; j > 1 && out[j - 1] > out[j]; j--) {
 		t = out[j]; out[j] = out[j - 1]; out[j - 1] = t
 	}
 	return m
 }
-# the largest N with a value for both impls
-function bigpair(s, a, b, o,   i) {
-	for (i = u; i >= 1; i--)
-		if (has(s, a, U[i], o) && has(s, b, U[i], o)) return U[i]
-	return U[u]
-}
-function target(desc, ok, meas) {
-	printf "  %-8s %-58s %s\n", (ok == "" ? "n/a" : ok ? "MET" : "MISSED"), desc, meas
+function ops_table(s, title,   m, i, k, n, o, N) {
+	m = sorted(s, N)
+	if (!m) return
+	print "== " title " =="
+	printf "%-8s %-13s %11s %11s %11s %11s %11s %11s %6s %6s %6s\n", "N", "op", "twheel",
+		"tw_slack", "timer_list", "hrtimer", "hr_slack", "sorted", "tw/tl", "tws/tl", "tw/hr"
+	for (i = 1; i <= m; i++) for (k = 1; k <= 5; k++) {
+		n = N[i]; o = OPS[k]
+		if (!has(s, "twheel", n, o) && !has(s, "timer_list", n, o)) continue
+		printf "%-8s %-13s %11s %11s %11s %11s %11s %11s %6s %6s %6s\n", n, o,
+			cell(s, "twheel", n, o), cell(s, "twheel_slack", n, o),
+			cell(s, "timer_list", n, o), cell(s, "hrtimer", n, o),
+			cell(s, "hrtimer_slack", n, o), cell(s, "sorted", n, o),
+			rcell(s, "twheel", "timer_list", n, o), rcell(s, "twheel_slack", "timer_list", n, o),
+			rcell(s, "twheel", "hrtimer", n, o)
+	}
+	print ""
 }
 END {
-	m = sorted(ns, N)
+	split("start cancel start_cancel modify cancel_random", OPS, " ")
+	print "Cells: median over the repetitions ±half its min-max range (% of the median)."
+	print "Verdicts: MET / MISSED when the whole min-max ratio range [min_a/max_b,"
+	print "max_a/min_b] is on one side of the threshold, inconclusive when it contains"
+	print "it; * = fewer than 5 repetitions."
+	print ""
 	if (has("prims", "kernel", 0, "div_u64"))
 		printf "== Building blocks in this VM, ns: div_u64 %s, ktime_get %s, spin_lock_irqsave+unlock %s, hlist add+del %s ==\n\n",
 			cell("prims", "kernel", 0, "div_u64"), cell("prims", "kernel", 0, "ktime_get"),
 			cell("prims", "kernel", 0, "lock_irqsave_pair"), cell("prims", "kernel", 0, "hlist_add_del")
-	print "== In-kernel: ns per operation (median), ratio twheel/peer =="
-	printf "%-9s %-13s %9s %10s %9s %9s %7s %7s\n", "N", "op", "twheel", "timer_list", "hrtimer", "sorted", "tw/tl", "tw/hr"
-	split("start cancel start_cancel modify", ops, " ")
-	for (i = 1; i <= m; i++) for (k = 1; k <= 4; k++) {
-		n = N[i]; o = ops[k]
-		printf "%-9s %-13s %9s %10s %9s %9s %7s %7s\n", n, o, cell("ops", "twheel", n, o),
-			cell("ops", "timer_list", n, o), cell("ops", "hrtimer", n, o), cell("ops", "sorted", n, o),
-			ratio("ops", "twheel", "timer_list", n, o), ratio("ops", "twheel", "hrtimer", n, o)
+	if (has("cpu", "background", 0, "busy_ns_per_s"))
+		printf "== Benchmark CPU background (subtracted from CPU-time figures): %s ns busy/s, %s softirqs/s ==\n\n",
+			cell("cpu", "background", 0, "busy_ns_per_s"), cell("cpu", "background", 0, "softirqs_per_s")
+	ops_table("ops", "In-kernel ops, N timers 61-120 s out: ns per op (tw_slack, hr_slack: slack = timer_list granularity, 2.048 s)")
+	ops_table("ops_short", "In-kernel ops, the batch 100-250 ms out (timer_list exact to a jiffy; slack 1 jiffy): ns per op")
+
+	m = sorted("fire", N)
+	if (m) {
+		print "== Expiry, N timers due at one instant: ns per timer (fire: due instant to last callback; busy: first to last; cpu: CPU time of the expiry path) =="
+		printf "%-8s %-10s %12s %12s %12s %7s %7s\n", "N", "op", "twheel", "timer_list", "hrtimer", "tw/tl", "tw/hr"
+		for (i = 1; i <= m; i++) for (k = 1; k <= 3; k++) {
+			n = N[i]; o = k == 1 ? "fire" : k == 2 ? "fire_busy" : "fire_cpu"
+			if (!has("fire", "twheel", n, o) && !has("fire", "timer_list", n, o)) continue
+			printf "%-8s %-10s %12s %12s %12s %7s %7s\n", n, o, cell("fire", "twheel", n, o),
+				cell("fire", "timer_list", n, o), cell("fire", "hrtimer", n, o),
+				rcell("fire", "twheel", "timer_list", n, o), rcell("fire", "twheel", "hrtimer", n, o)
+		}
+		print ""
 	}
-	print ""
-	print "== In-kernel: cost per expiry, ns (fire: due instant to last callback / N; fire_busy: first to last callback / (N-1)) =="
-	printf "%-9s %-10s %9s %10s %9s %7s %7s\n", "N", "op", "twheel", "timer_list", "hrtimer", "tw/tl", "tw/hr"
-	for (i = 1; i <= m; i++) for (k = 1; k <= 2; k++) {
-		n = N[i]; o = k == 1 ? "fire" : "fire_busy"
-		printf "%-9s %-10s %9s %10s %9s %7s %7s\n", n, o, cell("fire", "twheel", n, o),
-			cell("fire", "timer_list", n, o), cell("fire", "hrtimer", n, o),
-			ratio("fire", "twheel", "timer_list", n, o), ratio("fire", "twheel", "hrtimer", n, o)
+
+	m = sorted("spread", N)
+	if (m) {
+		for (k in v) { split(k, p, ","); if (p[1] == "spread" && p[4] ~ /^cpu_ns_per_fire_s/) spans[substr(p[4], 18) + 0] = 1 }
+		for (sp in spans) {
+			print "== Steady-state expiry, deadlines uniform over " sp " ticks: CPU ns per expiry; busy us/s =="
+			printf "%-8s %-8s %11s %11s %11s %11s %11s %7s %7s\n", "N", "fires/s", "twheel", "scheme6", "lawn", "timer_list", "hrtimer", "tw/tl", "s6/tl"
+			o = "cpu_ns_per_fire_s" sp
+			for (i = 1; i <= m; i++) {
+				n = N[i]
+				if (!has("spread", "twheel", n, o)) continue
+				printf "%-8s %-8s %11s %11s %11s %11s %11s %7s %7s\n", n, num(g("spread", "twheel", n, "fires_per_s_s" sp)),
+					cell("spread", "twheel", n, o), cell("spread", "twheel_scheme6", n, o),
+					cell("spread", "twheel_lawn", n, o), cell("spread", "timer_list", n, o),
+					cell("spread", "hrtimer", n, o), rcell("spread", "twheel", "timer_list", n, o),
+					rcell("spread", "twheel_scheme6", "timer_list", n, o)
+				o2 = "cpu_ns_per_s_s" sp
+				printf "%-8s %-8s %11s %11s %11s %11s %11s\n", "", "us/s",
+					has("spread", "twheel", n, o2) ? num(g("spread", "twheel", n, o2) / 1000) : "-",
+					has("spread", "twheel_scheme6", n, o2) ? num(g("spread", "twheel_scheme6", n, o2) / 1000) : "-",
+					has("spread", "twheel_lawn", n, o2) ? num(g("spread", "twheel_lawn", n, o2) / 1000) : "-",
+					has("spread", "timer_list", n, o2) ? num(g("spread", "timer_list", n, o2) / 1000) : "-",
+					has("spread", "hrtimer", n, o2) ? num(g("spread", "hrtimer", n, o2) / 1000) : "-"
+			}
+			print ""
+		}
 	}
-	print ""
-	print "== Per-tick bookkeeping, N timers an hour out (private wheel) =="
-	printf "%-9s %10s %12s %9s %12s %14s\n", "N", "wakeups/s", "cold wkp/s", "max_slot", "ns/tick", "handler ns/s"
+
+	if ("late" in suite) {
+		print "== Lateness, fired - expires: ns (ticks: twheel 1 ms ticks, timer_list jiffies past timer->expires) =="
+		printf "%-6s %-8s %-11s %12s %12s %12s %8s %8s %8s\n", "case", "N", "impl", "p50 ns", "p99 ns", "max ns", "p50 tk", "p99 tk", "max tk"
+		split("idle load burst", SC, " ")
+		split("twheel timer_list hrtimer", LI, " ")
+		for (c = 1; c <= 3; c++) for (j = 1; j <= 3; j++) {
+			ln = ""
+			for (k in nset) {
+				split(k, q, SUBSEP)
+				if (q[1] == "late" && has("late", LI[j], q[2], SC[c] "_p50_ns")) ln = q[2]
+			}
+			if (ln == "") continue
+			printf "%-6s %-8s %-11s %12s %12s %12s %8s %8s %8s\n", SC[c], ln, LI[j],
+				cell("late", LI[j], ln, SC[c] "_p50_ns"), cell("late", LI[j], ln, SC[c] "_p99_ns"),
+				cell("late", LI[j], ln, SC[c] "_max_ns"), cell("late", LI[j], ln, SC[c] "_p50_ticks"),
+				cell("late", LI[j], ln, SC[c] "_p99_ticks"), cell("late", LI[j], ln, SC[c] "_max_ticks")
+		}
+		print ""
+	}
+
+	m = sorted("setcancel", N)
+	if (m) {
+		print "== Set/cancel pairs (Costello & Varghese), ns per pair =="
+		printf "%-9s %11s %11s %11s %11s\n", "N", "twheel", "timer_list", "hrtimer", "sorted"
+		for (i = 1; i <= m; i++) {
+			n = N[i]
+			printf "%-9s %11s %11s %11s %11s\n", n, cell("setcancel", "twheel", n, "set_cancel"),
+				cell("setcancel", "timer_list", n, "set_cancel"), cell("setcancel", "hrtimer", n, "set_cancel"),
+				cell("setcancel", "sorted", n, "set_cancel")
+		}
+		print ""
+	}
+
+	m = sorted("tick", N)
+	if (m) {
+		print "== Per-tick bookkeeping, N timers an hour out (private wheel) =="
+		printf "%-9s %10s %12s %9s %12s %14s\n", "N", "wakeups/s", "cold wkp/s", "max_slot", "ns/tick", "handler ns/s"
+		for (i = 1; i <= m; i++) {
+			n = N[i]
+			if (n == 0) continue
+			printf "%-9s %10s %12s %9s %12s %14s\n", n, cell("tick", "twheel", n, "wakeups_per_s"),
+				cell("tick", "twheel", n, "wakeups_per_s_cold"), cell("tick", "twheel", n, "max_slot"),
+				cell("tick", "twheel", n, "ns_per_tick"), cell("tick", "twheel", n, "cpu_ns_per_s")
+		}
+		print ""
+	}
+
+	u = sorted("user", U)
+	if (u) {
+		print "== Userspace: arm + cancel, ns per timer; speedup = peer / twheel batch 4096 =="
+		printf "%-9s %10s %10s %10s %10s %10s %10s %10s %11s\n", "N", "twheel", "batch64", "batch4k", "timerfd", "posix", "io_uring", "timerfd/4k", "io_uring/4k"
+		for (i = 1; i <= u; i++) {
+			n = U[i]
+			printf "%-9s %10s %10s %10s %10s %10s %10s %10s %11s\n", n, cell("user", "twheel", n, "arm_cancel"),
+				cell("user", "twheel_b64", n, "arm_cancel"), cell("user", "twheel_b4096", n, "arm_cancel"),
+				cell("user", "timerfd", n, "arm_cancel"), cell("user", "posix", n, "arm_cancel"),
+				cell("user", "io_uring", n, "arm_cancel"),
+				rcell("user", "timerfd", "twheel_b4096", n, "arm_cancel"),
+				rcell("user", "io_uring", "twheel_b4096", n, "arm_cancel")
+		}
+		print ""
+		print "== Userspace: re-arm an armed timer, ns per timer (twheel MODIFY; timerfd/POSIX settime) =="
+		printf "%-9s %10s %10s %10s %10s %10s %10s\n", "N", "twheel", "batch64", "batch4k", "timerfd", "posix", "timerfd/4k"
+		for (i = 1; i <= u; i++) {
+			n = U[i]
+			printf "%-9s %10s %10s %10s %10s %10s %10s\n", n, cell("user", "twheel", n, "rearm"),
+				cell("user", "twheel_b64", n, "rearm"), cell("user", "twheel_b4096", n, "rearm"),
+				cell("user", "timerfd", n, "rearm"), cell("user", "posix", n, "rearm"),
+				rcell("user", "timerfd", "twheel_b4096", n, "rearm")
+		}
+		print ""
+		print "== Kernel memory per armed timer, bytes (Slab + VmallocUsed growth / N) =="
+		printf "%-9s %10s %10s %10s %10s %14s\n", "N", "twheel", "timerfd", "posix", "io_uring", "twheel/timerfd"
+		for (i = 1; i <= u; i++) {
+			n = U[i]
+			printf "%-9s %10s %10s %10s %10s %14s\n", n, cell("mem", "twheel", n, "bytes_per_timer"),
+				cell("mem", "timerfd", n, "bytes_per_timer"), cell("mem", "posix", n, "bytes_per_timer"),
+				cell("mem", "io_uring", n, "bytes_per_timer"), rcell("mem", "twheel", "timerfd", n, "bytes_per_timer")
+		}
+		print ""
+	}
+
+	if ("wakeups" in suite) {
+		print "== Wakeups of a private wheel (1 ms tick, 4096 slots) =="
+		printf "  empty wheel: %s/s; one timer 10 s out: %s/s cold, %s/s warm\n\n",
+			cell("wakeups", "twheel", 0, "wakeups_per_s"), cell("wakeups", "twheel", 1, "wakeups_per_s"),
+			cell("wakeups", "twheel", 1, "wakeups_per_s_warm")
+	}
+
+	if ("mixed" in suite) {
+		print "== Mixed workload (driver loop), ops/s =="
+		for (k in nset) { split(k, q, SUBSEP); if (q[1] == "mixed") mn = q[2] }
+		split("twheel twheel_slack hrtimer hrtimer_slack timer_list", mi, " ")
+		printf "  %-14s %14s %12s %12s %12s\n", "impl", "ops/s", "ns/op", "fires/s", "wakeups/s"
+		for (k = 1; k <= 5; k++)
+			if (has("mixed", mi[k], mn, "ops_per_s"))
+				printf "  %-14s %14s %12s %12s %12s\n", mi[k], cell("mixed", mi[k], mn, "ops_per_s"),
+					cell("mixed", mi[k], mn, "ns_per_op"), cell("mixed", mi[k], mn, "fires_per_s"),
+					cell("mixed", mi[k], mn, "wakeups_per_s")
+		print ""
+	}
+
+	m = sorted("ratas", N)
+	if (m) {
+		print "== Ratas workload (units of 10 timers, event driven; active, then idle with pushed timers pending) =="
+		printf "%-7s %-11s %12s %13s %12s %12s %11s %11s %10s %10s\n", "units", "impl", "events/s", "cpu ns/event",
+			"cpu us/s", "idle us/s", "softirq/s", "idle sirq/s", "wakeup/s", "idle wk/s"
+		split("twheel timer_list hrtimer", RI, " ")
+		for (i = 1; i <= m; i++) for (j = 1; j <= 3; j++) {
+			n = N[i]; im = RI[j]
+			if (!has("ratas", im, n, "events_per_s")) continue
+			printf "%-7s %-11s %12s %13s %12s %12s %11s %11s %10s %10s\n", n, im,
+				num(g("ratas", im, n, "events_per_s")), cell("ratas", im, n, "cpu_ns_per_event"),
+				num(g("ratas", im, n, "cpu_ns_per_s") / 1000), num(g("ratas", im, n, "idle_cpu_ns_per_s") / 1000),
+				cell("ratas", im, n, "softirqs_per_s"), cell("ratas", im, n, "idle_softirqs_per_s"),
+				cell("ratas", im, n, "wakeups_per_s"), cell("ratas", im, n, "idle_wakeups_per_s")
+		}
+		print ""
+	}
+
+	# ---- targets (issue 5), every N ----
+	print "== Targets, for every N measured (ratio median (min-max range)) =="
+	m = sorted("ops", N)
 	for (i = 1; i <= m; i++) {
 		n = N[i]
-		printf "%-9s %10s %12s %9s %12s %14s\n", n, cell("tick", "twheel", n, "wakeups_per_s"),
-			cell("tick", "twheel", n, "wakeups_per_s_cold"), cell("tick", "twheel", n, "max_slot"),
-			cell("tick", "twheel", n, "ns_per_tick"), cell("tick", "twheel", n, "cpu_ns_per_s")
+		if (ratio("ops", "twheel", "timer_list", n, "start_cancel"))
+			target("start+cancel <= 1.0x timer_list, N=" n, 1.0, 1)
+		if (ratio("ops", "twheel_slack", "timer_list", n, "start_cancel"))
+			target("  matched: twheel_slack <= 1.0x timer_list, N=" n, 1.0, 1)
+		if (ratio("ops_short", "twheel", "timer_list", n, "start_cancel"))
+			target("  matched: 100-250 ms, <= 1.0x timer_list, N=" n, 1.0, 1)
+		if (ratio("ops", "twheel", "hrtimer", n, "start_cancel"))
+			target("start+cancel <= 0.3x hrtimer, N=" n, 0.3, 1)
+		if (ratio("ops", "twheel_slack", "hrtimer_slack", n, "start_cancel"))
+			target("  matched: twheel_slack <= 0.3x hrtimer_slack, N=" n, 0.3, 1)
+		if (i > 1 && ratio2("ops", "twheel", n, "start_cancel", "twheel", N[1], "start_cancel"))
+			target("start+cancel growth " N[1] " -> " n " <= 1.5x", 1.5, 1)
 	}
-	print ""
-	print "== Set/cancel pairs (Costello & Varghese), ns per pair =="
-	for (k in v) { split(k, p, ","); if (p[1] == "setcancel") scn[p[3]] = 1 }
-	q = sorted(scn, S)
-	printf "%-9s %9s %10s %9s %9s\n", "N", "twheel", "timer_list", "hrtimer", "sorted"
-	for (i = 1; i <= q; i++) {
-		n = S[i]
-		printf "%-9s %9s %10s %9s %9s\n", n, cell("setcancel", "twheel", n, "set_cancel"),
-			cell("setcancel", "timer_list", n, "set_cancel"), cell("setcancel", "hrtimer", n, "set_cancel"),
-			cell("setcancel", "sorted", n, "set_cancel")
+	m = sorted("fire", N)
+	for (i = 1; i <= m; i++) {
+		n = N[i]
+		if (ratio("fire", "twheel", "timer_list", n, "fire_cpu"))
+			target("expiry CPU time <= timer_list (fire_cpu), N=" n, 1.0, 1)
+		if (ratio("fire", "twheel", "timer_list", n, "fire"))
+			target("  fire (due instant to last) <= timer_list, N=" n, 1.0, 1)
+		if (ratio("fire", "twheel", "timer_list", n, "fire_busy"))
+			target("  fire_busy (first to last) <= timer_list, N=" n, 1.0, 1)
 	}
-	print ""
-	u = sorted(uns, U)
-	print "== Userspace: arm + cancel, ns per timer; speedup = peer / twheel batch 4096 =="
-	printf "%-9s %8s %8s %8s %9s %8s %9s %10s %11s\n", "N", "twheel", "batch64", "batch4k", "timerfd", "posix", "io_uring", "timerfd/4k", "io_uring/4k"
+	u = sorted("user", U)
 	for (i = 1; i <= u; i++) {
 		n = U[i]
-		printf "%-9s %8s %8s %8s %9s %8s %9s %10s %11s\n", n, cell("user", "twheel", n, "arm_cancel"),
-			cell("user", "twheel_b64", n, "arm_cancel"), cell("user", "twheel_b4096", n, "arm_cancel"),
-			cell("user", "timerfd", n, "arm_cancel"), cell("user", "posix", n, "arm_cancel"),
-			cell("user", "io_uring", n, "arm_cancel"),
-			ratio("user", "timerfd", "twheel_b4096", n, "arm_cancel"),
-			ratio("user", "io_uring", "twheel_b4096", n, "arm_cancel")
+		if (ratio("user", "timerfd", "twheel_b4096", n, "arm_cancel"))
+			target("batched arm+cancel >= 20x faster than timerfd, N=" n, 20, 0)
+		if (ratio("user", "io_uring", "twheel_b4096", n, "arm_cancel"))
+			target("batched arm+cancel >= 10x faster than io_uring, N=" n, 10, 0)
+		if (ratio("mem", "twheel", "timerfd", n, "bytes_per_timer"))
+			target("memory per timer <= 1/5 of timerfd, N=" n, 0.2, 1)
 	}
-	print ""
-	print "== Userspace: re-arm an armed timer, ns per timer (twheel MODIFY; timerfd/POSIX settime) =="
-	printf "%-9s %8s %8s %8s %9s %8s %10s\n", "N", "twheel", "batch64", "batch4k", "timerfd", "posix", "timerfd/4k"
-	for (i = 1; i <= u; i++) {
-		n = U[i]
-		printf "%-9s %8s %8s %8s %9s %8s %10s\n", n, cell("user", "twheel", n, "rearm"),
-			cell("user", "twheel_b64", n, "rearm"), cell("user", "twheel_b4096", n, "rearm"),
-			cell("user", "timerfd", n, "rearm"), cell("user", "posix", n, "rearm"),
-			ratio("user", "timerfd", "twheel_b4096", n, "rearm")
+	k = "wakeups,twheel,0,wakeups_per_s"
+	if (k in v) {
+		R["med"] = v[k]; R["lo"] = lo[k]; R["hi"] = hi[k]; R["reps"] = nr[k]
+		printf "  %-14s %-60s %s/s (%s-%s)\n", verdict(0, 1), "empty wheel 0 wakeups/s", num(v[k]), num(lo[k]), num(hi[k])
+		tcount[verdict(0, 1)]++
 	}
+	printf "\n  verdicts:"
+	for (w in tcount) printf " %s %d", w, tcount[w]
 	print ""
-	print "== Userspace: whole life of a timer (timerfd/POSIX: create+arm+disarm+close; twheel: arm+cancel) =="
-	printf "%-9s %8s %9s %8s %10s\n", "N", "batch4k", "timerfd", "posix", "timerfd/4k"
-	for (i = 1; i <= u; i++) {
-		n = U[i]
-		tf = has("user", "timerfd", n, "create") ? g("user", "timerfd", n, "create") + g("user", "timerfd", n, "arm_cancel") + g("user", "timerfd", n, "close") : ""
-		px = has("user", "posix", n, "create") ? g("user", "posix", n, "create") + g("user", "posix", n, "arm_cancel") + g("user", "posix", n, "close") : ""
-		b4 = has("user", "twheel_b4096", n, "arm_cancel") ? g("user", "twheel_b4096", n, "arm_cancel") : ""
-		printf "%-9s %8s %9s %8s %10s\n", n, num(b4), num(tf), num(px), (tf != "" && b4 > 0) ? sprintf("%.2f", tf / b4) : "-"
-	}
-	print ""
-	print "== Kernel memory per armed timer, bytes (Slab + VmallocUsed growth / N) =="
-	printf "%-9s %8s %8s %8s %9s %12s\n", "N", "twheel", "timerfd", "posix", "io_uring", "twheel/timerfd"
-	for (i = 1; i <= u; i++) {
-		n = U[i]
-		printf "%-9s %8s %8s %8s %9s %12s\n", n, cell("mem", "twheel", n, "bytes_per_timer"),
-			cell("mem", "timerfd", n, "bytes_per_timer"), cell("mem", "posix", n, "bytes_per_timer"),
-			cell("mem", "io_uring", n, "bytes_per_timer"), ratio("mem", "twheel", "timerfd", n, "bytes_per_timer")
-	}
-	print ""
-	print "== Wakeups of a private wheel (1 ms tick, 4096 slots) =="
-	printf "  empty wheel: %s/s; one timer 10 s out: %s/s cold, %s/s warm\n",
-		cell("wakeups", "twheel", 0, "wakeups_per_s"), cell("wakeups", "twheel", 1, "wakeups_per_s"),
-		cell("wakeups", "twheel", 1, "wakeups_per_s_warm")
-	print ""
-	print "== Mixed workload (Ratas-style), ops/s =="
-	for (k in v) { split(k, p, ","); if (p[1] == "mixed") mn = p[3] }
-	split("twheel twheel_slack hrtimer hrtimer_slack timer_list", mi, " ")
-	printf "  %-14s %12s %10s %10s %10s\n", "impl", "ops/s", "ns/op", "fires/s", "wakeups/s"
-	for (k = 1; k <= 5; k++)
-		printf "  %-14s %12s %10s %10s %10s\n", mi[k], cell("mixed", mi[k], mn, "ops_per_s"),
-			cell("mixed", mi[k], mn, "ns_per_op"), cell("mixed", mi[k], mn, "fires_per_s"),
-			cell("mixed", mi[k], mn, "wakeups_per_s")
-	if (has("mixed", "twheel", mn, "ops_per_s") && has("mixed", "twheel_slack", mn, "ops_per_s"))
-		printf "  slack gain: twheel %.2fx", g("mixed", "twheel_slack", mn, "ops_per_s") / g("mixed", "twheel", mn, "ops_per_s")
-	if (has("mixed", "hrtimer", mn, "ops_per_s") && has("mixed", "hrtimer_slack", mn, "ops_per_s"))
-		printf ", hrtimer %.2fx", g("mixed", "hrtimer_slack", mn, "ops_per_s") / g("mixed", "hrtimer", mn, "ops_per_s")
-	print ""
-	print ""
-
-	# ---- targets (issue 5) at the largest N measured ----
-	big = N[m]; small = N[1]; ub = U[u]
-	print "== Targets (at N = " big " in kernel, " ub " in userspace) =="
-	r = ratio("ops", "twheel", "timer_list", big, "start_cancel")
-	target("start+cancel <= 1.0x timer_list", r == "-" ? "" : r + 0 <= 1.0, r "x")
-	r = ratio("ops", "twheel", "hrtimer", big, "start_cancel")
-	target("start+cancel <= 0.3x hrtimer", r == "-" ? "" : r + 0 <= 0.3, r "x")
-	if (has("ops", "twheel", big, "start_cancel") && has("ops", "twheel", small, "start_cancel")) {
-		r = sprintf("%.2f", g("ops", "twheel", big, "start_cancel") / g("ops", "twheel", small, "start_cancel"))
-		target("start+cancel growth " small " -> " big " <= 1.5x", r + 0 <= 1.5, r "x")
-	}
-	r = ratio("fire", "twheel", "timer_list", big, "fire")
-	target("fire cost <= timer_list (fire)", r == "-" ? "" : r + 0 <= 1.0, r "x")
-	r = ratio("fire", "twheel", "timer_list", big, "fire_busy")
-	target("fire cost <= timer_list (fire_busy)", r == "-" ? "" : r + 0 <= 1.0, r "x")
-	pn = bigpair("user", "timerfd", "twheel_b4096", "arm_cancel")
-	r = ratio("user", "timerfd", "twheel_b4096", pn, "arm_cancel")
-	target("batched arm+cancel >= 20x faster than timerfd (N=" pn ")", r == "-" ? "" : r + 0 >= 20, r "x")
-	pn = bigpair("user", "io_uring", "twheel_b4096", "arm_cancel")
-	r = ratio("user", "io_uring", "twheel_b4096", pn, "arm_cancel")
-	target("batched arm+cancel >= 10x faster than io_uring (N=" pn ")", r == "-" ? "" : r + 0 >= 10, r "x")
-	r = ratio("mem", "twheel", "timerfd", ub, "bytes_per_timer")
-	target("memory per timer <= 1/5 of timerfd", r == "-" ? "" : r + 0 <= 0.2, r "x")
-	r = has("wakeups", "twheel", 0, "wakeups_per_s") ? g("wakeups", "twheel", 0, "wakeups_per_s") : "-"
-	target("empty wheel 0 wakeups/s", r == "-" ? "" : r + 0 == 0, r "/s")
 }' "$csv"

@@ -6,11 +6,12 @@
 # (scripts/vm-run.sh) with a plan that runs both, and collect the results.
 #
 # Usage: bench/run.sh [--smoke | --profile] [--plots] [--kernel KERNEL]
-#   (no option)  full run (N = 10^3 .. 10^6, several repetitions; about
-#                10-20 minutes); writes build/bench/results.csv and prints
-#                the table of twheel/peer ratios (bench/report.sh)
+#   (no option)  full run (N = 10^3 .. 10^6, 7 repetitions, implementations
+#                rotated; about 70-80 minutes); writes
+#                build/bench/results-KERNEL.csv and prints the tables and
+#                targets (bench/report.sh)
 #   --smoke      seconds-long run with tiny N and one repetition, for
-#                `make check`; writes build/bench/results-smoke.csv
+#                `make check`; writes build/bench/results-smoke-KERNEL.csv
 #   --profile    instead of the benchmarks, run chosen workloads under
 #                twheel_prof.ko (a sampling profiler: perf has no PMU in
 #                TCG) and write the hottest functions of each to
@@ -20,13 +21,14 @@
 #   --kernel K   stock61 (default) | stock612; KASAN kernels are pointless
 #
 # Both modes check that the CSV is well formed, has the header
-# suite,impl,n,op,ns_per_op and rows from every suite, and exit non-zero
-# otherwise.  The last line is "N passed, N failed".
+# suite,impl,n,op,ns_per_op,min,max,reps (the median of the repetitions,
+# their min and max, and how many there were) and rows from every suite,
+# and exit non-zero otherwise.  The last line is "N passed, N failed".
 #
 # Environment: TWHEEL_VM_MEM (default here 4G, smoke 1G: 10^6 timerfds need
 # ~1 GiB),
 # TWHEEL_VM_APPEND (tsc=reliable is always added, see below),
-# TWHEEL_VM_TIMEOUT (default here 3600 s, smoke 600 s), BENCH_KPARAMS /
+# TWHEEL_VM_TIMEOUT (default here 7200 s, smoke 600 s), BENCH_KPARAMS /
 # BENCH_UARGS (extra twheel_bench.ko parameters / twheel_ubench options,
 # appended to the mode's defaults).
 #
@@ -64,18 +66,19 @@ if ((smoke == 2)); then
 	: "${TWHEEL_VM_TIMEOUT:=3600}"
 elif ((smoke)); then
 	mode=smoke
-	csv=$out/results-smoke.csv
+	csv=$out/results-smoke-$kernel.csv
 	# Tiny N, one repetition, short intervals: a few seconds in the guest.
 	kparams="ns=100,1000 reps=1 batch=100 settle_ms=10000 sorted_max=1000 fire_max=1000 sc_ns=0,100 sc_pairs=200 tick_ms=200 wake_ms=300 mix_n=400 mix_ms=200"
+	kparams+=" spread_ticks=10000 spread_ms=100 late_idle_n=100 late_idle_ms=200 late_load_n=2000 late_win_ms=100 late_burst_n=5000 ratas_units=10 ratas_ms=200 ratas_idle_ms=200"
 	uargs="-n 100,1000 -r 1"
 	: "${TWHEEL_VM_TIMEOUT:=600}"
 	: "${TWHEEL_VM_MEM:=1G}"
 else
 	mode=full
-	csv=$out/results.csv
+	csv=$out/results-$kernel.csv
 	kparams="reps=7"
 	uargs="-r 5 -p 100000"
-	: "${TWHEEL_VM_TIMEOUT:=3600}"
+	: "${TWHEEL_VM_TIMEOUT:=7200}"
 fi
 kparams="$kparams ${BENCH_KPARAMS:-}"
 uargs="$uargs ${BENCH_UARGS:-}"
@@ -236,20 +239,26 @@ fi
 
 console=$TWHEEL_BUILD/vm/$kernel-bench-$mode.clean.log
 [[ -f "$console" ]] || console=$vmout
+# Rows of 5 fields (a single measurement, from a twheel_ubench of before
+# the min,max,reps columns) become median = min = max, reps 1.
 {
-	echo "suite,impl,n,op,ns_per_op"
+	echo "suite,impl,n,op,ns_per_op,min,max,reps"
 	grep -aoE 'twheel_u?bench: csv,[^[:space:]]*' "$console" |
-		sed -E 's/^twheel_u?bench: csv,//' || true
+		sed -E 's/^twheel_u?bench: csv,//' |
+		awk -F, -v OFS=, 'NF == 5 { print $0, $5, $5, 1; next } { print }' || true
 } >"$csv.tmp"
 mv "$csv.tmp" "$csv"
 
-# Well formed: header, 5 fields, numeric n and value; every suite present.
-bad=$(awk -F, 'NR == 1 { if ($0 != "suite,impl,n,op,ns_per_op") print "header: " $0; next }
-	NF != 5 || $1 !~ /^[a-z_]+$/ || $2 !~ /^[a-z0-9_]+$/ || $3 !~ /^[0-9]+$/ ||
-	$4 !~ /^[a-z0-9_]+$/ || $5 !~ /^-?[0-9]+(\.[0-9]+)?$/ { print NR ": " $0 }' "$csv")
+# Well formed: header, 8 fields, numeric n and values, min <= median <= max;
+# every suite present.
+bad=$(awk -F, 'NR == 1 { if ($0 != "suite,impl,n,op,ns_per_op,min,max,reps") print "header: " $0; next }
+	function num(x) { return x ~ /^-?[0-9]+(\.[0-9]+)?$/ }
+	NF != 8 || $1 !~ /^[a-z_]+$/ || $2 !~ /^[a-z0-9_]+$/ || $3 !~ /^[0-9]+$/ ||
+	$4 !~ /^[a-z0-9_]+$/ || !num($5) || !num($6) || !num($7) || $8 !~ /^[0-9]+$/ ||
+	$6 + 0 > $5 + 0 || $5 + 0 > $7 + 0 { print NR ": " $0 }' "$csv")
 rows=$(($(wc -l <"$csv") - 1))
 missing=()
-for s in prims ops fire setcancel tick wakeups mixed user mem; do
+for s in prims ops ops_short fire spread late setcancel tick wakeups mixed ratas user mem; do
 	grep -q "^$s," "$csv" || missing+=("$s")
 done
 if [[ -z "$bad" && $rows -gt 0 && ${#missing[@]} -eq 0 ]]; then
@@ -260,6 +269,32 @@ else
 	notok "$csv well formed and complete ($rows rows)"
 fi
 grep -a 'twheel_u\?bench: \(note\|error\)' "$console" || true
+
+# What must hold whatever the noise: no timer fired before its expiry in
+# the lateness runs; the spread, late and ratas runs fired timers; each
+# in-kernel suite compared the implementations it is meant to.
+sane=()
+grep -aq 'twheel_bench: note: late .* fired early' "$console" && sane+=("a timer fired early")
+for want in "spread,twheel,fires_per_s" "spread,timer_list,fires_per_s" \
+	"ratas,twheel,events_per_s" "ratas,timer_list,events_per_s"; do
+	IFS=, read -r s i o <<<"$want"
+	awk -F, -v s="$s" -v i="$i" -v o="$o" '$1 == s && $2 == i && index($4, o) == 1 && $5 > 0 { f = 1 }
+		END { exit !f }' "$csv" || sane+=("no $o > 0 for $s $i")
+done
+for i in twheel timer_list hrtimer; do
+	for sc in idle load burst; do
+		grep -q "^late,$i,[0-9]*,${sc}_p99_ns," "$csv" || sane+=("no late $sc row for $i")
+	done
+done
+for i in twheel_slack timer_list; do
+	grep -q "^ops_short,$i,[0-9]*,cancel_random," "$csv" || sane+=("no ops_short cancel_random for $i")
+done
+if ((${#sane[@]} == 0)); then
+	ok "sanity: never early; spread, late, ratas and matched-precision rows present"
+else
+	printf '%s\n' "${sane[@]}" >&2
+	notok "sanity (${#sane[@]} problems)"
+fi
 
 if ((rows > 0)); then
 	echo

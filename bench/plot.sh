@@ -4,8 +4,10 @@
 # Draw the benchmark figures of Documentation/benchmarks.rst from a
 # results CSV (bench/run.sh).  Needs gnuplot (Debian gnuplot-nox).
 #
-# Usage: bench/plot.sh [results.csv] [outdir]
-#   defaults: build/bench/results.csv, Documentation/
+# Usage: bench/plot.sh [results.csv | KERNEL] [outdir]
+#   defaults: build/bench/results-stock61.csv (else results.csv),
+#   Documentation/.  Reads the median,min,max,reps CSV and the older
+#   five-column one.
 # Writes:
 #   bench-kernel.png     in-kernel ns per op vs N: start+cancel, modify,
 #                        fire, per-tick bookkeeping
@@ -13,9 +15,13 @@
 #                        pairs vs outstanding timers
 #   bench-user.png       userspace arm+cancel ns per timer vs N, and
 #                        kernel memory per timer
+#   bench-expiry.png     CPU time of the expiry path per timer (fire_cpu)
+#                        and of steady-state spread expiry, with min-max bars
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-csv=${1:-$here/../build/bench/results.csv}
+csv=${1:-$here/../build/bench/results-stock61.csv}
+[[ -z "${1:-}" && ! -s "$csv" ]] && csv=$here/../build/bench/results.csv
+[[ -n "${1:-}" && ! -f "$csv" ]] && csv=$here/../build/bench/results-$1.csv
 outdir=${2:-$here/../Documentation}
 [[ -s "$csv" ]] || { echo "${0##*/}: no $csv" >&2; exit 1; }
 command -v gnuplot >/dev/null || { echo "${0##*/}: gnuplot missing: apt-get install gnuplot-nox" >&2; exit 1; }
@@ -23,9 +29,10 @@ command -v gnuplot >/dev/null || { echo "${0##*/}: gnuplot missing: apt-get inst
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# series SUITE IMPL OP -> "n value" lines, sorted by n
+# series SUITE IMPL OP -> "n median min max" lines, sorted by n
 series() {
-	awk -F, -v s="$1" -v i="$2" -v o="$3" 'NR > 1 && $1 == s && $2 == i && $4 == o { print $3, $5 }' "$csv" |
+	awk -F, -v s="$1" -v i="$2" -v o="$3" 'NR > 1 && $1 == s && $2 == i && $4 == o {
+		print $3, $5, (NF >= 8 ? $6 : $5), (NF >= 8 ? $7 : $5) }' "$csv" |
 		sort -n >"$tmp/$1-$2-$3.dat"
 	echo "$tmp/$1-$2-$3.dat"
 }
@@ -39,12 +46,16 @@ for i in twheel timer_list hrtimer; do
 	series fire $i fire_busy >/dev/null
 done
 for o in wakeups_per_s wakeups_per_s_cold; do series tick twheel $o >/dev/null; done
+for i in twheel timer_list hrtimer; do series fire $i fire_cpu >/dev/null; done
+for i in twheel twheel_scheme6 twheel_lawn timer_list hrtimer; do
+	for sp in 10000 1000000; do series spread $i cpu_ns_per_s_s$sp >/dev/null; done
+done
 for i in twheel twheel_b64 twheel_b4096 timerfd posix io_uring; do
 	series user $i arm_cancel >/dev/null
 	series mem $i bytes_per_timer >/dev/null
 done
 # gnuplot warns about empty files; give them one NaN point instead
-for f in "$tmp"/*.dat; do [[ -s "$f" ]] || echo "1 NaN" >"$f"; done
+for f in "$tmp"/*.dat; do [[ -s "$f" ]] || echo "1 NaN NaN NaN" >"$f"; done
 
 d=$tmp
 gnuplot <<EOF
@@ -128,5 +139,26 @@ plot "$d/mem-twheel-bytes_per_timer.dat" t "twheel" lw 2, \
      "$d/mem-posix-bytes_per_timer.dat" t "POSIX timer", \
      "$d/mem-io_uring-bytes_per_timer.dat" t "io\\\\_uring timeout"
 unset multiplot
+
+set output "$outdir/bench-expiry.png"
+set terminal pngcairo size 1200,500 font "sans,10"
+set multiplot layout 1,2 title "expiry as CPU time of the benchmark CPU (median, bars: min-max over repetitions)"
+set logscale x
+set format x "10^{%L}"
+set logscale y
+set yrange [*:*]
+set title "N timers due at one instant (fire\\\\_cpu)"
+set ylabel "CPU ns per expired timer"
+plot "$d/fire-twheel-fire_cpu.dat" t "twheel" w yerrorlines lw 2, \
+     "$d/fire-timer_list-fire_cpu.dat" t "timer\\\\_list" w yerrorlines, \
+     "$d/fire-hrtimer-fire_cpu.dat" t "hrtimer" w yerrorlines
+set title "deadlines uniform over 10^6 ticks (spread)"
+set ylabel "CPU ns per second"
+plot "$d/spread-twheel-cpu_ns_per_s_s1000000.dat" t "twheel (hier)" w yerrorlines lw 2, \
+     "$d/spread-twheel_scheme6-cpu_ns_per_s_s1000000.dat" t "twheel scheme6" w yerrorlines, \
+     "$d/spread-twheel_lawn-cpu_ns_per_s_s1000000.dat" t "twheel lawn" w yerrorlines, \
+     "$d/spread-timer_list-cpu_ns_per_s_s1000000.dat" t "timer\\\\_list" w yerrorlines, \
+     "$d/spread-hrtimer-cpu_ns_per_s_s1000000.dat" t "hrtimer" w yerrorlines
+unset multiplot
 EOF
-echo "plots: $outdir/bench-kernel.png $outdir/bench-setcancel.png $outdir/bench-user.png"
+echo "plots: $outdir/bench-kernel.png $outdir/bench-setcancel.png $outdir/bench-user.png $outdir/bench-expiry.png"

@@ -7,9 +7,10 @@
  * the module then stays loaded, holding nothing, until rmmod.  Results are
  * printed as
  *
- *	twheel_bench: csv,<suite>,<impl>,<n>,<op>,<value>
+ *	twheel_bench: csv,<suite>,<impl>,<n>,<op>,<median>,<min>,<max>,<reps>
  *
- * and bench/run.sh turns them into build/bench/results.csv.  The method is
+ * over the repetitions (implementations rotated between them),
+ * and bench/run.sh turns them into build/bench/results-<kernel>.csv.  The method is
  * described in Documentation/benchmarks.rst; in short:
  *
  * prims     costs of building blocks in this VM: div_u64, ktime_get,
@@ -25,11 +26,21 @@
  *           @batch start+cancel pairs and @batch modifies of random
  *           outstanding timers.  ns per op = batch time / batch, median
  *           over @reps repetitions.
+ *           cancel_random: cancels of distinct random long-armed timers.
+ *           twheel_slack, hrtimer_slack: slack = timer_list's granularity.
+ * ops_short the same with the batch's timers 100-250 ms out.
  * fire      N timers all due at the same instant T, armed on one CPU while
  *           the benchmark waits on the other.  fire = (last callback -
  *           instant the implementation is due to start expiring) / N,
  *           i.e. the busy period the expiry path needs per timer,
- *           wakeup included; fire_busy = (last - first callback) / (N-1).
+ *           wakeup included; fire_busy = (last - first callback) / (N-1);
+ *           fire_cpu = the benchmark CPU's busy time (wall - NO_HZ idle,
+ *           less the background) / N: the expiry path's CPU time.
+ * spread    N timers due uniformly over 10^4 or 10^6 ticks: CPU time per
+ *           expiry and per second in the steady state, per twheel engine.
+ * late      p50/p99/max of fired - expires: idle, 10^6 timers, a burst.
+ * ratas     the Ratas blog post's workload, event driven: CPU, softirqs,
+ *           wakeups, active and idle.
  * setcancel Costello & Varghese's figure: time of @sc_pairs set/cancel
  *           pairs with N timers outstanding.
  * tick      N timers an hour out on a private wheel: hrtimer wakeups/s,
@@ -2308,11 +2319,21 @@ static void prims(void)
 
 /* ---- driver -------------------------------------------------------------------------- */
 
+/* Log how long a suite took, for estimating full runs. */
+static void suite_time(const char *suite, u64 *t)
+{
+	u64 now = ktime_get_ns();
+
+	if (listed(suites, suite))
+		pr_info("time: %s %llu ms\n", suite, div_u64(now - *t, NSEC_PER_MSEC));
+	*t = now;
+}
+
 static int __init bench_init(void)
 {
 	bool want[IMPL_NR], want_ops[IMPL_NR];
 	int i, k, ret;
-	u64 t0 = ktime_get_ns();
+	u64 t0 = ktime_get_ns(), ts;
 
 	if (!batch || !reps || min_ms > max_ms || mix_n < 8 || !sc_pairs)
 		return -EINVAL;
@@ -2344,19 +2365,26 @@ static int __init bench_init(void)
 	quiet = false;
 	memset(populate_ns, 0, sizeof(populate_ns));
 	cpu_background(200);
+	ts = ktime_get_ns();
 
 	if (listed(suites, "ops"))
 		for (k = 0; k < ns_count; k++)
 			ops_n(want_ops, ns[k], k, false);
 
+	suite_time("ops", &ts);
+
 	if (listed(suites, "ops_short"))
 		for (k = 0; k < ns_count; k++)
 			ops_n(want_ops, ns[k], k, true);
+
+	suite_time("ops_short", &ts);
 
 	if (listed(suites, "fire"))
 		for (k = 0; k < ns_count; k++)
 			if (ns[k] <= fire_max)
 				fire_n(want, ns[k], k);
+
+	suite_time("fire", &ts);
 
 	if (listed(suites, "spread"))
 		for (i = 0; i < spread_ticks_count; i++)
@@ -2364,12 +2392,17 @@ static int __init bench_init(void)
 				if (ns[k] <= spread_max)
 					spread_n(ns[k], spread_ticks[i]);
 
+	suite_time("spread", &ts);
+
 	if (listed(suites, "late"))
 		late_suite();
+	suite_time("late", &ts);
 
 	if (listed(suites, "setcancel"))
 		for (k = 0; k < sc_ns_count; k++)
 			setcancel_n(want, sc_ns[k]);
+
+	suite_time("setcancel", &ts);
 
 	if (listed(suites, "tick")) {
 		tick_samples = vmalloc(array_size(TICK_SAMPLES, sizeof(u64)));
@@ -2395,10 +2428,14 @@ static int __init bench_init(void)
 		tick_samples = NULL;
 	}
 
+	suite_time("tick", &ts);
+
 	if (listed(suites, "wakeups")) {
 		wakeups_case(0);
 		wakeups_case(1);
 	}
+
+	suite_time("wakeups", &ts);
 
 	if (listed(suites, "mixed")) {
 		bool plain = listed(mix_variants, "plain");
@@ -2416,9 +2453,12 @@ static int __init bench_init(void)
 			mixed_case(IMPL_TL, 0, "timer_list");
 	}
 
+	suite_time("mixed", &ts);
+
 	if (listed(suites, "ratas"))
 		for (k = 0; k < ratas_units_count; k++)
 			ratas_units_n(ratas_units[k]);
+	suite_time("ratas", &ts);
 
 	set_cpus_allowed_ptr(current, cpu_possible_mask);
 	pr_info("done in %llu ms\n", div_u64(ktime_get_ns() - t0, NSEC_PER_MSEC));

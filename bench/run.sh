@@ -7,7 +7,7 @@
 #
 # Usage: bench/run.sh [--smoke | --profile] [--plots] [--kernel KERNEL]
 #   (no option)  full run (N = 10^3 .. 10^6, 7 repetitions, implementations
-#                rotated; about 70-80 minutes); writes
+#                rotated; about an hour, 25 min of it in-kernel); writes
 #                build/bench/results-KERNEL.csv and prints the tables and
 #                targets (bench/report.sh)
 #   --smoke      seconds-long run with tiny N and one repetition, for

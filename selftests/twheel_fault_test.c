@@ -51,6 +51,8 @@
 #define LIMIT_MAX		20000
 #define MAX_FILES		8
 #define PROBE_COOKIE		0x9b0be00000000000ULL
+/* More timers than a chunk of a file's table holds, on any kernel. */
+#define PRE_MAX			512
 
 /* Wait (bounded) for one event and read it: 0 or -errno. */
 static int read_event(int fd, struct twheel_event *ev)
@@ -129,9 +131,9 @@ static bool nth_injected(struct __test_metadata *_metadata, int nth)
  * @mif:   /proc/thread-self/make-it-fail
  * @depth: 1: the n-th allocation fails; 2: the one after it too
  *
- * Depth 2 reaches what one fault cannot: an allocation retried after a
- * failure (the xarray allocates a node without sleeping under its lock and,
- * if that fails, once more outside it).  fail-nth fails the n-th
+ * Depth 2 reaches what one fault cannot: an allocation right after a
+ * failed one (when the table of a file grows, its chunk array and the new
+ * chunk).  fail-nth fails the n-th
  * allocation; failslab's own injection (probability 100, only for this
  * thread: task-filter and make-it-fail) fails the next, and "times" = 2
  * counts both, so nothing after them fails.
@@ -397,30 +399,34 @@ TEST_F_TIMEOUT(fault, open_enomem, 120)
 /* ---- ARM ---- */
 
 /*
- * ARM on a file that had @pre timers (ids 1..@pre) of which the first was
- * cancelled, making each allocation fail in turn.  @pre = 0 and 63 make the
- * new timer's id need new xarray nodes (the first node; id 64 grows the
- * tree), so their allocation fails too.  The xarray may then retry from the
- * lowest free id (1, the cancelled timer's): the stale handle must still
- * name nothing.
+ * ARM on a file with @pre live timers, making each allocation fail in
+ * turn.  The file's timers live in chunks of its table: an ARM allocates
+ * only when it needs a new chunk, as the first one of a file does (@pre =
+ * 0) and the one after a full chunk does (@pre = table_chunk()).  Before,
+ * the first timer was cancelled and its entry reused (a freed entry is the
+ * next one taken) by a filler timer: its stale handle must name nothing.
  */
 static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		       const struct twheel_api *api, int pre)
 {
-	int n, fd, i, ret, live, failed = 0, recovered = 0, reused = 0;
-	uint64_t h, hpre[64];
+	int n, fd, i, ret, failed = 0, recovered = 0;
+	uint64_t h, hfill = 0, hpre[PRE_MAX];
 	struct twheel_query q;
 	bool injected = true;
 
-	ASSERT_GE(64, pre);
-	live = pre ? pre - 1 : 0;
+	ASSERT_GE(PRE_MAX, pre);
 	for (n = 1; injected && n <= MAX_NTH; n++) {
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd);
 		for (i = 0; i < pre; i++)
 			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
-		if (pre)
+		if (pre) {
 			test_ioctl_cancel(fd, hpre[0], NULL);
+			test_ioctl_arm(fd, 0, FAR, 0, 0, 99, &hfill);
+			/* the same entry, a new generation */
+			EXPECT_EQ((uint32_t)hpre[0], (uint32_t)hfill);
+			EXPECT_NE(hpre[0], hfill);
+		}
 
 		inject_begin(_metadata, inj, n);
 		ret = _test_ioctl_arm(fd, 0, FAR, 0, 0, 1, &h);
@@ -430,12 +436,11 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 			EXPECT_TRUE(injected);
 			EXPECT_EQ(-ENOMEM, ret) TH_LOG("allocation %d: %s", n,
 						       strerror(-ret));
-			EXPECT_EQ(live, fd_timers(fd));
+			EXPECT_EQ(pre, fd_timers(fd));
 			failed++;
 		} else {
 			recovered += injected;
-			reused += pre && (uint32_t)h == (uint32_t)hpre[0];
-			EXPECT_EQ(live + 1, fd_timers(fd));
+			EXPECT_EQ(pre + 1, fd_timers(fd));
 			timer_is(_metadata, fd, h, 1);
 		}
 		for (i = 0; i < pre; i++) {
@@ -443,22 +448,24 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 			if (i)
 				timer_is(_metadata, fd, hpre[i], 100 + i);
 		}
-		/* a stale handle never names a newer timer */
-		if (pre)
+		if (pre) {
+			timer_is(_metadata, fd, hfill, 99);
+			/* a stale handle never names a newer timer */
 			EXPECT_EQ(-ENOENT, _test_ioctl_query(fd, hpre[0], &q));
+		}
 		file_works(_metadata, fd);
-		EXPECT_EQ(live + !ret, fd_timers(fd));
+		EXPECT_EQ(pre + !ret, fd_timers(fd));
 		/* a failed ARM left no handle behind: the next is new */
 		test_ioctl_arm(fd, 0, FAR, 0, 0, 2, &h);
 		for (i = 0; i < pre; i++)
 			EXPECT_NE(h, hpre[i]);
-		EXPECT_EQ(live + !ret + 1, fd_timers(fd));
+		EXPECT_EQ(pre + !ret + 1, fd_timers(fd));
 		close(fd);
 	}
 	ASSERT_FALSE(injected) TH_LOG("ARM still faulting after %d", MAX_NTH);
-	TH_LOG("ARM after %d timers: %d allocations, %d failed it, %d recovered (%d on a freed id)",
-	       pre, n - 2, failed, recovered, reused);
-	/* the timer's own allocation at least */
+	TH_LOG("ARM after %d timers: %d allocations, %d failed it, %d recovered",
+	       pre, n - 2, failed, recovered);
+	/* the new chunk's allocation at least */
 	EXPECT_LE(1, failed);
 	user_room_exact(_metadata, api);
 }
@@ -470,41 +477,77 @@ TEST_F_TIMEOUT(fault, arm_first_timer_enomem, 120)
 	arm_faults(_metadata, &self->inj, &self->api, 0);
 }
 
-TEST_F_TIMEOUT(fault, arm_growing_ids_enomem, 120)
+/*
+ * How many timers fill the first chunk of a file's table: ARM with the
+ * first allocation failing until one fails, which is the first ARM (the
+ * file's first chunk) and then the one that needs the second chunk.
+ */
+static int table_chunk(struct __test_metadata *_metadata, struct inject *inj)
 {
+	int fd, k, ret = 0;
+	uint64_t h;
+
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (k = 0; k < PRE_MAX; k++) {
+		inject_begin(_metadata, inj, 1);
+		ret = _test_ioctl_arm(fd, 0, FAR, 0, 0, k, &h);
+		inject_end(_metadata, inj);
+		if (ret == -ENOMEM && k)
+			break;
+		if (ret == -ENOMEM)
+			ret = _test_ioctl_arm(fd, 0, FAR, 0, 0, k, &h);
+		if (ret)
+			break;
+	}
+	close(fd);
+	return ret == -ENOMEM ? k : -1;
+}
+
+TEST_F_TIMEOUT(fault, arm_new_chunk_enomem, 120)
+{
+	int chunk;
+
 	if (self->skip)
 		SKIP(return, "%s", self->skip);
-	arm_faults(_metadata, &self->inj, &self->api, 63);
+	chunk = table_chunk(_metadata, &self->inj);
+	ASSERT_LT(0, chunk) TH_LOG("no ARM up to %d timers allocated", PRE_MAX);
+	TH_LOG("a chunk of the table holds %d timers", chunk);
+	arm_faults(_metadata, &self->inj, &self->api, chunk);
 }
 
 /* ---- BATCH ---- */
 
 /*
- * A batch of arms, a cancel and a modify on a file with 63 timers: its first
- * ARM takes id 64, which grows the xarray.  Every allocation fails in turn.
- * A batch stops at the record whose allocation failed: records before it
- * are done with their results, the failed one and all later ones are left
- * untouched, and the return value counts the records processed (or the
- * ioctl fails with ENOMEM if that is the first record).
+ * A batch of arms, a cancel and a modify on a file whose first chunk has
+ * one free entry: its first ARM takes it, the second needs a new chunk.
+ * Every allocation fails in turn.  A batch stops at the record whose
+ * allocation failed: records before it are done with their results, the
+ * failed one and all later ones are left untouched, and the return value
+ * counts the records processed (or the ioctl fails with ENOMEM if that is
+ * the first record).
  */
 TEST_F_TIMEOUT(fault, batch_enomem, 180)
 {
-	enum { PRE = 63, K = 7 };
+	enum { K = 7 };
 	struct twheel_batch_op ops[K], orig[K];
-	int n, fd, i, failed = 0, stopped[K] = { 0 };
-	uint64_t hpre[PRE];
+	int n, fd, i, pre, failed = 0, stopped[K] = { 0 };
+	uint64_t hpre[PRE_MAX];
 	bool injected = true;
 
 	if (self->skip)
 		SKIP(return, "%s", self->skip);
+	pre = table_chunk(_metadata, &self->inj) - 1;
+	ASSERT_LT(1, pre);
 	for (n = 1; injected && n <= MAX_NTH; n++) {
-		long r, processed, timers = PRE;
+		long r, processed, timers = pre;
 		uint32_t done;
 		struct twheel_query q;
 
 		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 		ASSERT_LE(0, fd);
-		for (i = 0; i < PRE; i++)
+		for (i = 0; i < pre; i++)
 			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
 		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
 		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
@@ -529,9 +572,9 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 			processed = r;
 		}
 		if (processed < K) {
-			/* only an ARM allocates */
+			/* only the ARM that needs a new chunk allocates */
 			EXPECT_TRUE(injected);
-			EXPECT_EQ(TWHEEL_OP_ARM, orig[processed].op);
+			EXPECT_EQ(2, processed);
 			stopped[processed]++;
 			failed++;
 		}
@@ -567,87 +610,64 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 		close(fd);
 	}
 	ASSERT_FALSE(injected) TH_LOG("BATCH still faulting after %d", MAX_NTH);
-	TH_LOG("BATCH: %d allocations, %d stopped it (at records %d %d %d %d)",
-	       n - 2, failed, stopped[0], stopped[2], stopped[4], stopped[6]);
-	/* each ARM record's timer allocation at least */
-	EXPECT_LE(4, failed);
-	for (i = 0; i < K; i += 2)
-		EXPECT_LE(1, stopped[i]) TH_LOG("no fault stopped record %d", i);
+	TH_LOG("BATCH: %d allocations, %d stopped it at record 2", n - 2, failed);
+	/* the new chunk's allocation at least */
+	EXPECT_LE(1, failed);
 	user_room_exact(_metadata, &self->api);
 }
 
 /* ---- read ---- */
 
-/* A read() that fails for memory leaves the events queued. */
-TEST_F_TIMEOUT(fault, read_enomem, 120)
+/*
+ * read() allocates nothing (events pass through its stack), so it cannot
+ * fail for memory: the first allocation after fail-nth = 1 is never
+ * reached, and all events arrive.
+ */
+TEST_F_TIMEOUT(fault, read_allocates_nothing, 120)
 {
-	int n, fd, i, failed = 0;
+	uint64_t deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
 	struct twheel_event ev[3];
-	bool injected = true;
 	uint64_t h[3];
+	bool injected;
+	int fd, i;
+	ssize_t r;
 
 	if (self->skip)
 		SKIP(return, "%s", self->skip);
-	for (n = 1; injected && n <= MAX_NTH; n++) {
-		uint64_t deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
-		ssize_t r;
-		int err;
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < 3; i++)
+		test_ioctl_arm(fd, 0, 0, 0, 0, 1 + i, &h[i]);
+	/* bounded wait until all three events are queued */
+	for (i = 0; i < 3;) {
+		struct twheel_query q;
 
-		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
-		ASSERT_LE(0, fd);
-		for (i = 0; i < 3; i++)
-			test_ioctl_arm(fd, 0, 0, 0, 0, 1 + i, &h[i]);
-		/* bounded wait until all three events are queued */
-		for (i = 0; i < 3;) {
-			struct twheel_query q;
-
-			test_ioctl_query(fd, h[i], &q);
-			if (q.out_state & TWHEEL_QUERY_EVENT) {
-				i++;
-				continue;
-			}
-			ASSERT_GT(deadline, now_ns()) TH_LOG("timer %d never fired", i);
-			poll(NULL, 0, 2);
+		test_ioctl_query(fd, h[i], &q);
+		if (q.out_state & TWHEEL_QUERY_EVENT) {
+			i++;
+			continue;
 		}
-
-		inject_begin(_metadata, &self->inj, n);
-		r = read(fd, ev, sizeof(ev));
-		err = errno;
-		injected = inject_end(_metadata, &self->inj);
-
-		if (r < 0) {
-			EXPECT_TRUE(injected);
-			EXPECT_EQ(ENOMEM, err) TH_LOG("allocation %d: %s", n,
-						      strerror(err));
-			failed++;
-			/* still all there */
-			EXPECT_EQ(3, fd_timers(fd));
-			for (i = 0; i < 3; i++) {
-				struct twheel_query q;
-
-				test_ioctl_query(fd, h[i], &q);
-				EXPECT_EQ(TWHEEL_QUERY_EVENT, q.out_state);
-			}
-			r = read(fd, ev, sizeof(ev));
-		}
-		/* timers due on the same tick come in any order */
-		ASSERT_EQ(sizeof(ev), r);
-		for (i = 0; i < 3; i++) {
-			int j = ev[i].cookie - 1;
-
-			ASSERT_TRUE(j >= 0 && j < 3) TH_LOG("cookie %llu",
-							    (unsigned long long)ev[i].cookie);
-			EXPECT_EQ(h[j], ev[i].handle);
-			h[j] = 0;	/* each once */
-		}
-		EXPECT_EQ(0, fd_timers(fd));
-		file_works(_metadata, fd);
-		close(fd);
+		ASSERT_GT(deadline, now_ns()) TH_LOG("timer %d never fired", i);
+		poll(NULL, 0, 2);
 	}
-	ASSERT_FALSE(injected) TH_LOG("read still faulting after %d", MAX_NTH);
-	TH_LOG("read: %d allocations, %d made it fail", n - 2, failed);
-	EXPECT_LE(1, failed);
-	user_room_exact(_metadata, &self->api);
+
+	inject_begin(_metadata, &self->inj, 1);
+	r = read(fd, ev, sizeof(ev));
+	injected = inject_end(_metadata, &self->inj);
+	EXPECT_FALSE(injected) TH_LOG("read() allocated");
+	/* timers due on the same tick come in any order */
+	ASSERT_EQ(sizeof(ev), r);
+	for (i = 0; i < 3; i++) {
+		int j = ev[i].cookie - 1;
+
+		ASSERT_TRUE(j >= 0 && j < 3) TH_LOG("cookie %llu",
+						    (unsigned long long)ev[i].cookie);
+		EXPECT_EQ(h[j], ev[i].handle);
+		h[j] = 0;	/* each once */
+	}
+	EXPECT_EQ(0, fd_timers(fd));
+	file_works(_metadata, fd);
+	close(fd);
 }
 
 /*

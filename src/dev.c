@@ -127,6 +127,33 @@ static DEFINE_MUTEX(twheel_users_mutex);
 
 struct twheel_uchunk;
 
+/* A record whose unknown fields are not zero: fails with E2BIG. */
+#define TWHEEL_OP_E2BIG		U32_MAX
+
+/* What became of a batch record (struct twheel_batch_run::state). */
+enum twheel_rec_state {
+	TWHEEL_REC_FAILED,	/* @ret is its errno */
+	TWHEEL_REC_TODO,	/* checked, timer looked up or taken */
+	TWHEEL_REC_DONE,	/* armed or re-armed */
+	TWHEEL_REC_STOPPED,	/* CANCEL: stopped, was not pending */
+	TWHEEL_REC_STOPPED_PENDING, /* CANCEL: stopped, was pending */
+	TWHEEL_REC_SLOW,	/* for the single-timer path */
+};
+
+/**
+ * struct twheel_batch_run - a run of batch records, and what became of them
+ * @ops:   the records as userspace gave them (extended to the kernel's size)
+ * @ut:    the timer of each record (new for ARM)
+ * @ret:   the errno of each failed record
+ * @state: enum twheel_rec_state of each record
+ */
+struct twheel_batch_run {
+	struct twheel_batch_op ops[TWHEEL_BATCH_RUN];
+	struct twheel_utimer *ut[TWHEEL_BATCH_RUN];
+	int ret[TWHEEL_BATCH_RUN];
+	u8 state[TWHEEL_BATCH_RUN];
+};
+
 /**
  * struct twheel_ctx - the state of one open /dev/twheel file
  * @mutex:    serialises ioctls and read()
@@ -144,7 +171,8 @@ struct twheel_uchunk;
  * @wheel:    the wheel the timers run on
  * @tick_ns:  its tick length
  * @user:     the opener, charged for every timer of the file
- * @batch:    a batch's run of records, allocated with the first batch
+ * @batch:    a batch's run of records: part of the file, so that a batch
+ *            of MODIFY and CANCEL records allocates nothing
  */
 struct twheel_ctx {
 	struct mutex mutex;	/* serialises ioctls and read() */
@@ -162,7 +190,7 @@ struct twheel_ctx {
 	struct twheel *wheel;
 	u64 tick_ns;
 	struct twheel_user *user;
-	struct twheel_batch_run *batch;
+	struct twheel_batch_run batch;
 };
 
 /* struct twheel_utimer flags, changed under the mutex */
@@ -233,33 +261,6 @@ struct twheel_uchunk {
 
 #define TWHEEL_UCHUNK_TIMERS \
 	((PAGE_SIZE - sizeof(struct twheel_uchunk)) / sizeof(struct twheel_utimer))
-
-/* A record whose unknown fields are not zero: fails with E2BIG. */
-#define TWHEEL_OP_E2BIG		U32_MAX
-
-/* What became of a batch record (struct twheel_batch_run::state). */
-enum twheel_rec_state {
-	TWHEEL_REC_FAILED,	/* @ret is its errno */
-	TWHEEL_REC_TODO,	/* checked, timer looked up or taken */
-	TWHEEL_REC_DONE,	/* armed or re-armed */
-	TWHEEL_REC_STOPPED,	/* CANCEL: stopped, was not pending */
-	TWHEEL_REC_STOPPED_PENDING, /* CANCEL: stopped, was pending */
-	TWHEEL_REC_SLOW,	/* for the single-timer path */
-};
-
-/**
- * struct twheel_batch_run - a run of batch records, and what became of them
- * @ops:   the records as userspace gave them (extended to the kernel's size)
- * @ut:    the timer of each record (new for ARM)
- * @ret:   the errno of each failed record
- * @state: enum twheel_rec_state of each record
- */
-struct twheel_batch_run {
-	struct twheel_batch_op ops[TWHEEL_BATCH_RUN];
-	struct twheel_utimer *ut[TWHEEL_BATCH_RUN];
-	int ret[TWHEEL_BATCH_RUN];
-	u8 state[TWHEEL_BATCH_RUN];
-};
 
 static struct twheel_uchunk *twheel_ut_chunk(const struct twheel_utimer *ut)
 {
@@ -893,9 +894,11 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 			break;
 		}
 		if (ret == -ENOMEM) {
+			unsigned int j;
+
 			/* Give back the charge of the ARMs not reached. */
-			while (charged && ++i < to)
-				if (run->ops[i].op == TWHEEL_OP_ARM)
+			for (j = i + 1; charged && j < to; j++)
+				if (run->ops[j].op == TWHEEL_OP_ARM)
 					twheel_uncharge(ctx, 1);
 			return i;
 		}
@@ -1096,12 +1099,7 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 		return -E2BIG;
 	if (cmd->op_size < offsetofend(struct twheel_batch_op, spec))
 		return -EINVAL;
-	if (!ctx->batch) {
-		ctx->batch = kmalloc(sizeof(*ctx->batch), GFP_KERNEL_ACCOUNT);
-		if (!ctx->batch)
-			return -ENOMEM;
-	}
-	run = ctx->batch;
+	run = &ctx->batch;
 
 	while (done < cmd->count && !err) {
 		unsigned int n = min_t(u32, cmd->count - done, TWHEEL_BATCH_RUN);
@@ -1575,7 +1573,6 @@ static int twheel_release(struct inode *inode, struct file *file)
 		kfree(ctx->chunks[c]);
 	}
 	kvfree(ctx->chunks);
-	kfree(ctx->batch);
 	twheel_uncharge(ctx, ctx->count);
 	twheel_user_put(ctx->user);
 	mutex_destroy(&ctx->mutex);

@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 
-#include "twheel.h"
+#include "libtwheel.h"
 
 typedef unsigned long long u64;	/* printed with %llu everywhere */
 
@@ -95,18 +95,18 @@ static u64 parse_ms(const char *s, const char *what)
 /* Open the device and do the handshake; dies unless the ABI matches. */
 static int open_checked(int flags, struct twheel_api *api)
 {
-	int fd = twheel_open(flags), ret;
+	int fd = libtwheel_open(flags), ret;
 
 	if (fd < 0)
-		die("cannot open %s: %s%s", TWHEEL_DEVICE_PATH, strerror(-fd),
+		die("cannot open %s: %s%s", LIBTWHEEL_DEVICE_PATH, strerror(-fd),
 		    fd == -ENOENT ? " (is twheel.ko loaded?)" : "");
-	ret = twheel_api(fd, api);
-	if (ret == -EPROTONOSUPPORT)
-		die("kernel ABI %u (event size %u), this tool needs ABI %u (event size %zu)",
-		    api->abi_version, api->event_size, TWHEEL_ABI_VERSION,
-		    sizeof(struct twheel_event));
+	ret = libtwheel_api(fd, api);
+	if (ret == -EPROTO)
+		die("twheel module of ABI version %u (event size %u), twheelctl needs %u (%zu)",
+		    api->out_abi_version, api->out_event_size,
+		    LIBTWHEEL_ABI_VERSION, sizeof(struct twheel_event));
 	if (ret < 0)
-		die("TWHEEL_IOC_API: %s", strerror(-ret));
+		die("TWHEEL_IOC_API: %s", libtwheel_strerror(ret));
 	return fd;
 }
 
@@ -114,7 +114,10 @@ static int open_checked(int flags, struct twheel_api *api)
 
 static int cmd_info(int argc, char **argv)
 {
-	static const char *const names[] = { "periodic", "slack", "batch", "query" };
+	static const char *const names[] = {
+		"periodic", "slack", "batch", "query",
+		"engine=hier", "engine=scheme6", "engine=lawn",
+	};
 	struct twheel_api api;
 	unsigned int i;
 	int fd;
@@ -122,24 +125,25 @@ static int cmd_info(int argc, char **argv)
 	if (argc > 1)
 		usage_error("info: unexpected argument '%s'", argv[1]);
 	fd = open_checked(O_CLOEXEC, &api);
-	printf("device              %s\n", TWHEEL_DEVICE_PATH);
-	printf("abi_version         %u\n", api.abi_version);
-	printf("event_size          %u\n", api.event_size);
-	printf("features            0x%llx", (u64)api.features);
+	printf("device              %s\n", LIBTWHEEL_DEVICE_PATH);
+	printf("abi_version         %u\n", api.out_abi_version);
+	printf("event_size          %u\n", api.out_event_size);
+	printf("features            0x%llx", (u64)api.out_features);
 	for (i = 0; i < ARRAY_SIZE(names); i++)
-		if (api.features & (1ULL << i))
+		if (api.out_features & (1ULL << i))
 			printf(" %s", names[i]);
-	if (api.features >> i)
-		printf(" unknown:0x%llx", (u64)(api.features >> i << i));
+	if (api.out_features >> i)
+		printf(" unknown:0x%llx", (u64)(api.out_features >> i << i));
 	printf("\n");
-	printf("tick_ns             %llu\n", (u64)api.tick_ns);
-	printf("slots               %u\n", api.slots);
-	printf("wheel_span_ns       %llu\n", (u64)api.tick_ns * api.slots);
-	printf("max_batch           %u\n", api.max_batch);
-	printf("max_timers_per_fd   %llu\n", (u64)api.max_timers_per_fd);
-	printf("max_timers_per_user %llu%s\n", (u64)api.max_timers_per_user,
-	       api.max_timers_per_user ? "" : " (no limit)");
-	twheel_close(fd);
+	printf("tick_ns             %llu\n", (u64)api.out_tick_ns);
+	printf("slots               %u\n", api.out_slots);
+	printf("wheel_span_ns       %llu\n", (u64)api.out_tick_ns * api.out_slots);
+	printf("max_batch           %u\n", api.out_max_batch);
+	printf("batch_op_size       %u\n", api.out_batch_op_size);
+	printf("max_timers_per_fd   %llu\n", (u64)api.out_max_timers_per_fd);
+	printf("max_timers_per_user %llu%s\n", (u64)api.out_max_timers_per_user,
+	       api.out_max_timers_per_user ? "" : " (no limit)");
+	libtwheel_close(fd);
 	return 0;
 }
 
@@ -170,6 +174,7 @@ static int cmd_arm(int argc, char **argv)
 	u64 delay, period = 0, slack = 0, cookie = 0, count = 0, seen = 0;
 	u64 start, expires;
 	bool early = false, abs_mode = false;
+	struct twheel_timer_spec spec;
 	struct twheel_query q;
 	struct twheel_api api;
 	uint64_t handle;
@@ -205,28 +210,34 @@ static int cmd_arm(int argc, char **argv)
 		usage_error("arm: --count above 1 needs --period");
 
 	fd = open_checked(O_CLOEXEC, &api);
-	start = twheel_now();
+	start = libtwheel_now();
 	/* With --abs the tool computes the deadline itself (TWHEEL_ARM_ABS). */
 	expires = abs_mode ? start + delay : delay;
-	ret = twheel_arm(fd, abs_mode ? TWHEEL_ARM_ABS : 0, expires, period,
-			 slack, cookie, &handle);
+	spec = (struct twheel_timer_spec){
+		.flags = abs_mode ? TWHEEL_ARM_ABS : 0,
+		.expires = expires,
+		.period = period,
+		.slack = slack,
+		.cookie = cookie,
+	};
+	ret = libtwheel_arm(fd, &spec, &handle);
 	if (ret < 0)
 		die("TWHEEL_IOC_ARM: %s", strerror(-ret));
-	ret = twheel_query(fd, handle, &q);
+	ret = libtwheel_query(fd, handle, &q);
 	if (ret < 0)
 		die("TWHEEL_IOC_QUERY: %s", strerror(-ret));
 	printf("armed handle=0x%llx expires=%llu remaining_us=%.3f state=0x%x\n",
-	       (u64)handle, (u64)q.expires, (double)q.remaining / NSEC_PER_USEC,
-	       q.state);
+	       (u64)handle, (u64)q.out_expires, (double)q.out_remaining / NSEC_PER_USEC,
+	       q.out_state);
 	fflush(stdout);
-	if (abs_mode && q.expires != expires)
-		die("query reports expiry %llu, armed for %llu", (u64)q.expires,
+	if (abs_mode && q.out_expires != expires)
+		die("query reports expiry %llu, armed for %llu", (u64)q.out_expires,
 		    expires);
 
 	while (seen < count) {
 		struct twheel_event ev[16];
-		ssize_t n = twheel_read_events(fd, ev, ARRAY_SIZE(ev));
-		u64 now = twheel_now();
+		ssize_t n = libtwheel_read_events(fd, ev, ARRAY_SIZE(ev));
+		u64 now = libtwheel_now();
 		ssize_t i;
 
 		if (n == -EINTR)
@@ -243,13 +254,13 @@ static int cmd_arm(int argc, char **argv)
 		fflush(stdout);
 	}
 	if (period) {
-		ret = twheel_cancel(fd, handle);
+		ret = libtwheel_cancel(fd, handle);
 		if (ret < 0)
 			die("TWHEEL_IOC_CANCEL: %s", strerror(-ret));
 		printf("cancelled status=%s\n",
 		       ret == TWHEEL_CANCEL_PENDING ? "pending" : "fired");
 	}
-	twheel_close(fd);
+	libtwheel_close(fd);
 	if (early)
 		msg("a timer fired EARLY");
 	return early;
@@ -348,7 +359,7 @@ static struct {
  */
 static bool progress_begin(bool final)
 {
-	u64 now = twheel_now();
+	u64 now = libtwheel_now();
 
 	if (progress_out.quiet || (!progress_out.live && !final))
 		return false;
@@ -375,33 +386,39 @@ static void progress_end(void)
 		}							\
 	} while (0)
 
-static void demo_arm(struct demo *d, struct twheel_batchbuf *bb)
+static void demo_arm(struct demo *d, struct libtwheel_batch *bb)
 {
-	u64 i = 0, t0 = twheel_now();
+	u64 i = 0, t0 = libtwheel_now();
 
 	while (i < d->n) {
-		u64 first = i, now = twheel_now(), t;
+		u64 first = i, now = libtwheel_now(), t;
 		ssize_t ret;
 		size_t j;
 
-		twheel_batch_reset(bb);
+		libtwheel_batch_reset(bb);
 		for (; i < d->n && bb->count < d->batch; i++) {
-			u64 exp = now + d->lead_ns + rand_below(&d->rng, d->spread_ns);
+			struct twheel_timer_spec spec = {
+				.flags = TWHEEL_ARM_ABS,
+				.expires = now + d->lead_ns +
+					   rand_below(&d->rng, d->spread_ns),
+				.slack = d->slack_ns,
+				.cookie = d->key + i * d->mul,
+			};
 
-			d->expiry[i] = exp;
-			ret = twheel_batch_arm(bb, TWHEEL_ARM_ABS, exp, 0,
-					       d->slack_ns, d->key + i * d->mul);
+			d->expiry[i] = spec.expires;
+			ret = libtwheel_batch_arm(bb, &spec);
 			if (ret < 0)
-				die("twheel_batch_arm: %s", strerror((int)-ret));
+				die("libtwheel_batch_arm: %s", strerror((int)-ret));
 		}
-		t = twheel_now();
-		ret = twheel_batch_submit(d->fd, bb);
-		d->arm_ns += twheel_now() - t;
+		t = libtwheel_now();
+		ret = libtwheel_batch_submit(d->fd, bb);
+		d->arm_ns += libtwheel_now() - t;
 		for (j = 0; j < bb->done; j++) {
 			const struct twheel_batch_op *op = &bb->ops[j];
 
-			if (op->result) {
-				demo_error(d, op->result, "arm record");
+			/* Zeroed by the library, written by the kernel. */
+			if (op->out_result) {
+				demo_error(d, op->out_result, "arm record");
 				continue;
 			}
 			d->handle[first + j] = op->handle;
@@ -417,14 +434,14 @@ static void demo_arm(struct demo *d, struct twheel_batchbuf *bb)
 		progress(false, "arming %llu/%llu", i, d->n);
 	}
 	progress(true, "armed %llu timers in %.2f s (%.2f s in ioctls)",
-		 d->armed, (double)(twheel_now() - t0) / NSEC_PER_SEC,
+		 d->armed, (double)(libtwheel_now() - t0) / NSEC_PER_SEC,
 		 (double)d->arm_ns / NSEC_PER_SEC);
 }
 
-static void demo_cancel(struct demo *d, struct twheel_batchbuf *bb)
+static void demo_cancel(struct demo *d, struct libtwheel_batch *bb)
 {
 	u64 want = (u64)llround((double)d->armed * d->cancel_fraction);
-	u64 i, k = 0, pos = 0, t0 = twheel_now();
+	u64 i, k = 0, pos = 0, t0 = libtwheel_now();
 	unsigned int *victims;
 
 	if (!want)
@@ -449,23 +466,24 @@ static void demo_cancel(struct demo *d, struct twheel_batchbuf *bb)
 		ssize_t ret;
 		size_t j;
 
-		twheel_batch_reset(bb);
+		libtwheel_batch_reset(bb);
 		for (; pos < want && bb->count < d->batch; pos++) {
-			ret = twheel_batch_cancel(bb, d->handle[victims[pos]]);
+			ret = libtwheel_batch_cancel(bb, d->handle[victims[pos]]);
 			if (ret < 0)
-				die("twheel_batch_cancel: %s", strerror((int)-ret));
+				die("libtwheel_batch_cancel: %s", strerror((int)-ret));
 		}
-		t = twheel_now();
-		ret = twheel_batch_submit(d->fd, bb);
-		d->cancel_ns += twheel_now() - t;
+		t = libtwheel_now();
+		ret = libtwheel_batch_submit(d->fd, bb);
+		d->cancel_ns += libtwheel_now() - t;
 		/*
 		 * Nothing was read yet, so every timer still exists: a cancel
 		 * succeeds whether the timer is pending or has fired (its
-		 * queued event is withdrawn).  Any failure is an error.
+		 * queued event is withdrawn).  Any failure is an error; the
+		 * records need a look only if the kernel counted one.
 		 */
 		for (j = 0; j < bb->done; j++) {
-			if (bb->ops[j].result) {
-				demo_error(d, bb->ops[j].result, "cancel record");
+			if (bb->failed && bb->ops[j].out_result) {
+				demo_error(d, bb->ops[j].out_result, "cancel record");
 				continue;
 			}
 			d->state[victims[first + j]] = T_CANCELLED;
@@ -479,7 +497,7 @@ static void demo_cancel(struct demo *d, struct twheel_batchbuf *bb)
 	}
 	free(victims);
 	progress(true, "cancelled %llu timers in %.2f s (%.2f s in ioctls)",
-		 d->cancelled, (double)(twheel_now() - t0) / NSEC_PER_SEC,
+		 d->cancelled, (double)(libtwheel_now() - t0) / NSEC_PER_SEC,
 		 (double)d->cancel_ns / NSEC_PER_SEC);
 }
 
@@ -518,14 +536,14 @@ static void demo_wait(struct demo *d)
 {
 	const size_t bufsize = 4096;
 	u64 expected = d->armed - d->cancelled;
-	u64 t0 = twheel_now();
+	u64 t0 = libtwheel_now();
 	/* Missing events are given up on here; they count as lost. */
 	u64 give_up = (d->last_expiry > t0 ? d->last_expiry : t0) + d->grace_ns;
 	/*
 	 * Stay until every deadline, also those of cancelled timers, is
 	 * safely past, to see events that must not come.
 	 */
-	u64 linger = d->last_expiry + d->slack_ns + 2 * d->api.tick_ns +
+	u64 linger = d->last_expiry + d->slack_ns + 2 * d->api.out_tick_ns +
 		     100 * NSEC_PER_MSEC;
 	struct twheel_event *buf = malloc(bufsize * sizeof(*buf));
 	struct epoll_event eev = { .events = EPOLLIN };
@@ -539,7 +557,7 @@ static void demo_wait(struct demo *d)
 		die("epoll_ctl: %s", strerror(errno));
 
 	for (;;) {
-		u64 now = twheel_now(), until;
+		u64 now = libtwheel_now(), until;
 		int n, timeout_ms;
 
 		if (now >= give_up)
@@ -558,7 +576,7 @@ static void demo_wait(struct demo *d)
 		}
 		/* Drain: read in large buffers until EAGAIN. */
 		while (n > 0) {
-			ssize_t got = twheel_read_events(d->fd, buf, bufsize);
+			ssize_t got = libtwheel_read_events(d->fd, buf, bufsize);
 			ssize_t i;
 
 			if (got == -EAGAIN)
@@ -569,7 +587,7 @@ static void demo_wait(struct demo *d)
 				demo_error(d, got, "read");
 				goto out;
 			}
-			now = twheel_now();
+			now = libtwheel_now();
 			for (i = 0; i < got; i++)
 				demo_event(d, &buf[i], now);
 			if ((size_t)got < bufsize)
@@ -580,7 +598,7 @@ static void demo_wait(struct demo *d)
 	}
 out:
 	progress(true, "fired %llu/%llu after %.2f s of waiting", d->fired,
-		 expected, (double)(twheel_now() - t0) / NSEC_PER_SEC);
+		 expected, (double)(libtwheel_now() - t0) / NSEC_PER_SEC);
 	close(ep);
 	free(buf);
 }
@@ -691,7 +709,7 @@ static int cmd_demo(int argc, char **argv)
 		.batch = 4096,
 	};
 	struct twheel_batch_op *ops;
-	struct twheel_batchbuf bb;
+	struct libtwheel_batch bb;
 	bool seeded = false, ok;
 	u64 t0, wall, b, i, slots;
 	char *end;
@@ -749,7 +767,7 @@ static int cmd_demo(int argc, char **argv)
 
 	progress_out.live = stderr_is_interactive();
 	if (!seeded)
-		d.seed = twheel_now() ^ ((u64)getpid() << 32);
+		d.seed = libtwheel_now() ^ ((u64)getpid() << 32);
 	d.rng = d.seed;
 	d.key = splitmix64(&d.rng);
 	d.mul = splitmix64(&d.rng) | 1;	/* odd: invertible mod 2^64 */
@@ -758,11 +776,11 @@ static int cmd_demo(int argc, char **argv)
 		d.mul_inv *= 2 - d.mul * d.mul_inv;
 
 	d.fd = open_checked(O_NONBLOCK | O_CLOEXEC, &d.api);
-	if (d.n > d.api.max_timers_per_fd ||
-	    (d.api.max_timers_per_user && d.n > d.api.max_timers_per_user))
+	if (d.n > d.api.out_max_timers_per_fd ||
+	    (d.api.out_max_timers_per_user && d.n > d.api.out_max_timers_per_user))
 		msg("warning: %llu timers, limits: per fd %llu, per user %llu",
-		    d.n, (u64)d.api.max_timers_per_fd,
-		    (u64)d.api.max_timers_per_user);
+		    d.n, (u64)d.api.out_max_timers_per_fd,
+		    (u64)d.api.out_max_timers_per_user);
 	slots = d.n ? d.n : 1;
 	d.expiry = calloc(slots, sizeof(*d.expiry));
 	d.handle = calloc(slots, sizeof(*d.handle));
@@ -771,22 +789,22 @@ static int cmd_demo(int argc, char **argv)
 	ops = calloc(d.batch, sizeof(*ops));
 	if (!d.expiry || !d.handle || !d.state || !d.lateness || !ops)
 		die("out of memory for %llu timers", d.n);
-	twheel_batch_init(&bb, ops, d.batch);
+	libtwheel_batch_init(&bb, ops, d.batch);
 
 	printf("twheelctl demo: %llu timers due %.0f ms + [0, %.0f ms) after arming,",
 	       d.n, (double)d.lead_ns / NSEC_PER_MSEC,
 	       (double)d.spread_ns / NSEC_PER_MSEC);
 	printf(" cancel %.1f%%, batch %u, slack %llu ns, tick %llu ns, seed %llu\n",
 	       d.cancel_fraction * 100, d.batch, d.slack_ns,
-	       (u64)d.api.tick_ns, d.seed);
+	       (u64)d.api.out_tick_ns, d.seed);
 	fflush(stdout);
 
-	t0 = twheel_now();
+	t0 = libtwheel_now();
 	demo_arm(&d, &bb);
 	demo_cancel(&d, &bb);
 	demo_wait(&d);
-	wall = twheel_now() - t0;
-	twheel_close(d.fd);
+	wall = libtwheel_now() - t0;
+	libtwheel_close(d.fd);
 
 	qsort(d.lateness, d.fired, sizeof(*d.lateness), cmp_ll);
 	ok = !d.early && d.fired == d.armed - d.cancelled && !d.duplicates &&

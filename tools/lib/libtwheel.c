@@ -4,7 +4,7 @@
  *
  * Copyright (c) 2026 twheel developers
  *
- * See twheel.h for the API and its error convention (negative errno).
+ * See libtwheel.h for the API and its error convention (negative errno).
  */
 #include <assert.h>
 #include <errno.h>
@@ -16,58 +16,98 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "twheel.h"
+#include "libtwheel.h"
 
 /* The ABI fixes these sizes for 32 and 64-bit callers alike. */
-static_assert(sizeof(struct twheel_api) == 48, "struct twheel_api");
-static_assert(sizeof(struct twheel_arm) == 48, "struct twheel_arm");
-static_assert(sizeof(struct twheel_cancel) == 16, "struct twheel_cancel");
-static_assert(sizeof(struct twheel_query) == 48, "struct twheel_query");
+static_assert(sizeof(struct twheel_api) == 64, "struct twheel_api");
+static_assert(sizeof(struct twheel_timer_spec) == 40, "struct twheel_timer_spec");
+static_assert(sizeof(struct twheel_arm) == 56, "struct twheel_arm");
+static_assert(sizeof(struct twheel_modify) == 56, "struct twheel_modify");
+static_assert(sizeof(struct twheel_cancel) == 24, "struct twheel_cancel");
+static_assert(sizeof(struct twheel_query) == 56, "struct twheel_query");
 static_assert(sizeof(struct twheel_batch_op) == 56, "struct twheel_batch_op");
-static_assert(sizeof(struct twheel_batch) == 24, "struct twheel_batch");
+static_assert(sizeof(struct twheel_batch) == 32, "struct twheel_batch");
 static_assert(sizeof(struct twheel_event) == 48, "struct twheel_event");
 
+/*
+ * The handshake of ABI version 1, only to tell a version 1 module apart
+ * from a file that is not twheel's: its TWHEEL_IOC_API was
+ * _IOR(0xE8, 0x00, struct twheel_api) with the version and the event size
+ * first in a 48-byte structure.
+ */
+struct libtwheel_api_v1 {
+	__u32 abi_version;
+	__u32 event_size;
+	__u64 rest[5];
+};
+
+#define LIBTWHEEL_IOC_API_V1 _IOR(TWHEEL_IOCTL_MAGIC, 0x00, struct libtwheel_api_v1)
+
 /* Records of a library-managed batch buffer allocated on first use. */
-#define TWHEEL_BATCH_DEFAULT_CAPACITY	256
+#define LIBTWHEEL_BATCH_DEFAULT_CAPACITY	256
 
 /* ioctl() returning the kernel's value or -errno. */
-static long twheel_ioctl(int fd, unsigned long cmd, void *arg)
+static long libtwheel_ioctl(int fd, unsigned long cmd, void *arg)
 {
 	long ret = ioctl(fd, cmd, arg);
 
 	return ret < 0 ? -errno : ret;
 }
 
-int twheel_open(int flags)
+int libtwheel_open(int flags)
 {
 	int fd;
 
 	if (flags & ~(O_NONBLOCK | O_CLOEXEC))
 		return -EINVAL;
-	fd = open(TWHEEL_DEVICE_PATH, O_RDWR | flags);
+	fd = open(LIBTWHEEL_DEVICE_PATH, O_RDWR | flags);
 	return fd < 0 ? -errno : fd;
 }
 
-int twheel_close(int fd)
+int libtwheel_close(int fd)
 {
 	return close(fd) ? -errno : 0;
 }
 
-int twheel_api(int fd, struct twheel_api *api)
+int libtwheel_api(int fd, struct twheel_api *api)
 {
 	long ret;
 
 	memset(api, 0, sizeof(*api));
-	ret = twheel_ioctl(fd, TWHEEL_IOC_API, api);
+	api->size = sizeof(*api);
+	ret = libtwheel_ioctl(fd, TWHEEL_IOC_API, api);
+	if (ret == -ENOTTY) {
+		struct libtwheel_api_v1 v1;
+
+		/* A version 1 module, or not twheel at all? */
+		memset(&v1, 0, sizeof(v1));
+		if (libtwheel_ioctl(fd, LIBTWHEEL_IOC_API_V1, &v1) < 0 ||
+		    !v1.abi_version)
+			return -ENOTTY;
+		memset(api, 0, sizeof(*api));
+		api->size = sizeof(*api);
+		api->out_abi_version = v1.abi_version;
+		api->out_event_size = v1.event_size;
+		return -EPROTO;
+	}
 	if (ret < 0)
 		return ret;
-	if (api->abi_version != TWHEEL_ABI_VERSION ||
-	    api->event_size != sizeof(struct twheel_event))
-		return -EPROTONOSUPPORT;
+	if (api->out_abi_version != LIBTWHEEL_ABI_VERSION ||
+	    api->out_event_size != sizeof(struct twheel_event))
+		return -EPROTO;
 	return 0;
 }
 
-uint64_t twheel_now(void)
+const char *libtwheel_strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	if (err == EPROTO)
+		return "twheel module of another ABI version than libtwheel's (2)";
+	return strerror(err);
+}
+
+uint64_t libtwheel_now(void)
 {
 	struct timespec ts;
 
@@ -75,60 +115,55 @@ uint64_t twheel_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int twheel_arm(int fd, uint32_t flags, uint64_t expires, uint64_t period,
-	       uint64_t slack, uint64_t cookie, uint64_t *handle)
+int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
+		  uint64_t *handle)
 {
 	struct twheel_arm a = {
-		.flags = flags,
-		.expires = expires,
-		.period = period,
-		.slack = slack,
-		.cookie = cookie,
+		.size = sizeof(a),
+		.spec = *spec,
 	};
-	long ret = twheel_ioctl(fd, TWHEEL_IOC_ARM, &a);
+	long ret = libtwheel_ioctl(fd, TWHEEL_IOC_ARM, &a);
 
 	if (ret < 0)
 		return ret;
 	if (handle)
-		*handle = a.handle;
+		*handle = a.out_handle;
 	return 0;
 }
 
-int twheel_modify(int fd, uint64_t handle, uint32_t flags, uint64_t expires,
-		  uint64_t period, uint64_t slack, uint64_t cookie)
+int libtwheel_modify(int fd, uint64_t handle,
+		     const struct twheel_timer_spec *spec)
 {
-	struct twheel_arm a = {
-		.flags = flags,
+	struct twheel_modify m = {
+		.size = sizeof(m),
 		.handle = handle,
-		.expires = expires,
-		.period = period,
-		.slack = slack,
-		.cookie = cookie,
+		.spec = *spec,
 	};
-	long ret = twheel_ioctl(fd, TWHEEL_IOC_MODIFY, &a);
+	long ret = libtwheel_ioctl(fd, TWHEEL_IOC_MODIFY, &m);
 
 	return ret < 0 ? ret : 0;
 }
 
-int twheel_cancel(int fd, uint64_t handle)
+int libtwheel_cancel(int fd, uint64_t handle)
 {
-	struct twheel_cancel c = { .handle = handle };
-	long ret = twheel_ioctl(fd, TWHEEL_IOC_CANCEL, &c);
+	struct twheel_cancel c = { .size = sizeof(c), .handle = handle };
+	long ret = libtwheel_ioctl(fd, TWHEEL_IOC_CANCEL, &c);
 
-	return ret < 0 ? ret : (int)c.status;
+	return ret < 0 ? ret : (int)c.out_status;
 }
 
-int twheel_query(int fd, uint64_t handle, struct twheel_query *q)
+int libtwheel_query(int fd, uint64_t handle, struct twheel_query *q)
 {
 	long ret;
 
 	memset(q, 0, sizeof(*q));
+	q->size = sizeof(*q);
 	q->handle = handle;
-	ret = twheel_ioctl(fd, TWHEEL_IOC_QUERY, q);
+	ret = libtwheel_ioctl(fd, TWHEEL_IOC_QUERY, q);
 	return ret < 0 ? ret : 0;
 }
 
-ssize_t twheel_read_events(int fd, struct twheel_event *evs, size_t max)
+ssize_t libtwheel_read_events(int fd, struct twheel_event *evs, size_t max)
 {
 	ssize_t n;
 
@@ -145,8 +180,8 @@ ssize_t twheel_read_events(int fd, struct twheel_event *evs, size_t max)
 
 /* ---- Batches ----------------------------------------------------------- */
 
-void twheel_batch_init(struct twheel_batchbuf *b, struct twheel_batch_op *ops,
-		       size_t capacity)
+void libtwheel_batch_init(struct libtwheel_batch *b,
+			  struct twheel_batch_op *ops, size_t capacity)
 {
 	memset(b, 0, sizeof(*b));
 	if (ops) {
@@ -159,14 +194,14 @@ void twheel_batch_init(struct twheel_batchbuf *b, struct twheel_batch_op *ops,
 	}
 }
 
-void twheel_batch_free(struct twheel_batchbuf *b)
+void libtwheel_batch_free(struct libtwheel_batch *b)
 {
 	if (b->owned)
 		free(b->ops);
 	memset(b, 0, sizeof(*b));
 }
 
-void twheel_batch_reset(struct twheel_batchbuf *b)
+void libtwheel_batch_reset(struct libtwheel_batch *b)
 {
 	b->count = 0;
 	b->done = 0;
@@ -174,8 +209,8 @@ void twheel_batch_reset(struct twheel_batchbuf *b)
 }
 
 /* Make room for one more record; returns its slot or NULL with -errno. */
-static struct twheel_batch_op *twheel_batch_slot(struct twheel_batchbuf *b,
-						 int *err)
+static struct twheel_batch_op *libtwheel_batch_slot(struct libtwheel_batch *b,
+						    int *err)
 {
 	struct twheel_batch_op *op;
 
@@ -188,7 +223,7 @@ static struct twheel_batch_op *twheel_batch_slot(struct twheel_batchbuf *b,
 		}
 		if (!b->ops)
 			cap = b->capacity ? b->capacity :
-					    TWHEEL_BATCH_DEFAULT_CAPACITY;
+					    LIBTWHEEL_BATCH_DEFAULT_CAPACITY;
 		else if (b->capacity > SIZE_MAX / 2 / sizeof(*op))
 			cap = 0;
 		else
@@ -206,71 +241,63 @@ static struct twheel_batch_op *twheel_batch_slot(struct twheel_batchbuf *b,
 	return op;
 }
 
-static ssize_t twheel_batch_add(struct twheel_batchbuf *b, uint32_t opcode,
-				uint64_t handle, uint32_t flags,
-				uint64_t expires, uint64_t period,
-				uint64_t slack, uint64_t cookie)
+static ssize_t libtwheel_batch_add(struct libtwheel_batch *b, uint32_t opcode,
+				   uint64_t handle,
+				   const struct twheel_timer_spec *spec)
 {
 	struct twheel_batch_op *op;
 	int err;
 
 	if (b->count >= SSIZE_MAX)
 		return -ENOSPC;
-	op = twheel_batch_slot(b, &err);
+	op = libtwheel_batch_slot(b, &err);
 	if (!op)
 		return err;
 	op->op = opcode;
-	op->flags = flags;
 	op->handle = handle;
-	op->expires = expires;
-	op->period = period;
-	op->slack = slack;
-	op->cookie = cookie;
+	if (spec)
+		op->spec = *spec;
 	return (ssize_t)b->count++;
 }
 
-ssize_t twheel_batch_arm(struct twheel_batchbuf *b, uint32_t flags,
-			 uint64_t expires, uint64_t period, uint64_t slack,
-			 uint64_t cookie)
+ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
+			    const struct twheel_timer_spec *spec)
 {
-	return twheel_batch_add(b, TWHEEL_OP_ARM, 0, flags, expires, period,
-				slack, cookie);
+	return libtwheel_batch_add(b, TWHEEL_OP_ARM, 0, spec);
 }
 
-ssize_t twheel_batch_modify(struct twheel_batchbuf *b, uint64_t handle,
-			    uint32_t flags, uint64_t expires, uint64_t period,
-			    uint64_t slack, uint64_t cookie)
+ssize_t libtwheel_batch_modify(struct libtwheel_batch *b, uint64_t handle,
+			       const struct twheel_timer_spec *spec)
 {
-	return twheel_batch_add(b, TWHEEL_OP_MODIFY, handle, flags, expires,
-				period, slack, cookie);
+	return libtwheel_batch_add(b, TWHEEL_OP_MODIFY, handle, spec);
 }
 
-ssize_t twheel_batch_cancel(struct twheel_batchbuf *b, uint64_t handle)
+ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b, uint64_t handle)
 {
-	return twheel_batch_add(b, TWHEEL_OP_CANCEL, handle, 0, 0, 0, 0, 0);
+	return libtwheel_batch_add(b, TWHEEL_OP_CANCEL, handle, NULL);
 }
 
 /* Ask the kernel how many records one TWHEEL_IOC_BATCH takes. */
-static int twheel_batch_limit(int fd, uint32_t *max_batch)
+static int libtwheel_batch_limit(int fd, uint32_t *max_batch)
 {
 	struct twheel_api api;
-	int ret = twheel_api(fd, &api);
+	int ret = libtwheel_api(fd, &api);
 
 	if (ret < 0)
 		return ret;
-	if (!(api.features & TWHEEL_FEATURE_BATCH) || !api.max_batch)
+	if (!(api.out_features & TWHEEL_FEATURE_BATCH) || !api.out_max_batch)
 		return -EOPNOTSUPP;
-	*max_batch = api.max_batch;
+	*max_batch = api.out_max_batch;
 	return 0;
 }
 
-ssize_t twheel_batch_submit(int fd, struct twheel_batchbuf *b)
+ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 {
 	size_t start = b->done;
 	int ret;
 
 	if (!b->max_batch) {
-		ret = twheel_batch_limit(fd, &b->max_batch);
+		ret = libtwheel_batch_limit(fd, &b->max_batch);
 		if (ret < 0)
 			return ret;
 	}
@@ -279,18 +306,33 @@ ssize_t twheel_batch_submit(int fd, struct twheel_batchbuf *b)
 		size_t left = b->count - b->done;
 		uint32_t chunk = left < b->max_batch ? (uint32_t)left :
 						       b->max_batch;
+		struct twheel_batch_op *ops = &b->ops[b->done];
 		struct twheel_batch batch = {
-			.ops = (uintptr_t)&b->ops[b->done],
+			.size = sizeof(batch),
+			.ops = (uintptr_t)ops,
 			.count = chunk,
+			.op_size = sizeof(*ops),
 		};
-		long n = twheel_ioctl(fd, TWHEEL_IOC_BATCH, &batch);
+		long n;
 		size_t i;
 
+		/*
+		 * The kernel writes out_result only for a record that fails
+		 * (and for an arm), an arm's handle only when it succeeds:
+		 * start every record from 0, so that each reads as its
+		 * outcome afterwards whatever the buffer held before.
+		 */
+		for (i = 0; i < chunk; i++) {
+			ops[i].out_result = 0;
+			if (ops[i].op == TWHEEL_OP_ARM)
+				ops[i].handle = 0;
+		}
+		n = libtwheel_ioctl(fd, TWHEEL_IOC_BATCH, &batch);
 		if (n == -E2BIG) {
 			/* max_batch was set too high by the caller: re-ask. */
 			uint32_t limit;
 
-			ret = twheel_batch_limit(fd, &limit);
+			ret = libtwheel_batch_limit(fd, &limit);
 			if (ret < 0)
 				return ret;
 			if (limit >= chunk)
@@ -302,9 +344,16 @@ ssize_t twheel_batch_submit(int fd, struct twheel_batchbuf *b)
 			return n;
 		if (n == 0 || (uint64_t)n > chunk)
 			return -EIO;	/* the kernel broke its contract */
-		for (i = b->done; i < b->done + (size_t)n; i++)
-			if (b->ops[i].result < 0)
-				b->failed++;
+		if (batch.out_done == (uint32_t)n) {
+			if (batch.out_failed > (uint32_t)n)
+				return -EIO;
+			b->failed += batch.out_failed;
+		} else {
+			/* out_done could not be written: count ourselves. */
+			for (i = 0; i < (size_t)n; i++)
+				if (ops[i].out_result < 0)
+					b->failed++;
+		}
 		b->done += (size_t)n;
 		/*
 		 * A short count means the kernel stopped on EFAULT or ENOMEM

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * libtwheel - a small C library around the /dev/twheel ioctl ABI
+ *
+ * Copyright (c) 2026 twheel developers
+ *
+ * The kernel ABI itself is <linux/twheel.h> (include/uapi/linux/twheel.h in
+ * the twheel tree), version 2; its DOC blocks define the semantics and the
+ * errno values.  This library adds no semantics of its own: it fills the
+ * size-prefixed ioctl structures, splits batches larger than the kernel's
+ * max_batch, and gives the results back in one uniform way.
+ *
+ * Names: everything of the library is libtwheel_* (functions),
+ * struct libtwheel_* and LIBTWHEEL_* (macros); twheel_* and TWHEEL_* are the
+ * kernel's (struct twheel_timer_spec, struct twheel_event, ...).
+ *
+ * Error convention: every function that can fail returns a negative errno
+ * value (-EINVAL, -ENOENT, ...) on failure and a value >= 0 on success, as
+ * the kernel's own functions do.  errno is not used to report errors (it
+ * may be clobbered).  libtwheel_strerror() turns one into a message.
+ *
+ * Thread safety: the library keeps no global state.  Calls on the same fd
+ * from several threads are serialised by the kernel; a struct
+ * libtwheel_batch must not be used by two threads at once.
+ *
+ * Times are nanoseconds of CLOCK_MONOTONIC, as in the kernel ABI;
+ * libtwheel_now() reads that clock.
+ */
+#ifndef LIBTWHEEL_H
+#define LIBTWHEEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/twheel.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(LIBTWHEEL_BUILDING) && defined(__GNUC__)
+#define LIBTWHEEL_EXPORT __attribute__((visibility("default")))
+#else
+#define LIBTWHEEL_EXPORT
+#endif
+
+/** The device node the library opens. */
+#define LIBTWHEEL_DEVICE_PATH "/dev/twheel"
+
+/** The ABI version this library speaks (TWHEEL_ABI_VERSION it was built with). */
+#define LIBTWHEEL_ABI_VERSION TWHEEL_ABI_VERSION
+
+/* ---- Files ------------------------------------------------------------- */
+
+/**
+ * libtwheel_open() - open /dev/twheel
+ * @flags: 0 or a combination of O_NONBLOCK and O_CLOEXEC
+ *
+ * Every open file is an independent set of timers; closing it cancels them
+ * all.  O_NONBLOCK makes libtwheel_read_events() return -EAGAIN instead of
+ * blocking; the fd can always be watched with poll() or epoll (EPOLLIN
+ * while events wait).  Call libtwheel_api() next: it refuses a module of
+ * another ABI version.
+ *
+ * Return: the file descriptor, -EINVAL for other flag bits, or the negative
+ * errno of open(2) (-ENOENT if the module is not loaded).
+ */
+LIBTWHEEL_EXPORT int libtwheel_open(int flags);
+
+/**
+ * libtwheel_close() - close a file from libtwheel_open()
+ * @fd: the file
+ *
+ * Cancels and frees every timer of the file (unless another descriptor
+ * still refers to the same open file, e.g. after fork() or dup()).
+ *
+ * Return: 0 or the negative errno of close(2).
+ */
+LIBTWHEEL_EXPORT int libtwheel_close(int fd);
+
+/**
+ * libtwheel_api() - the handshake: ABI version, features and limits
+ * @fd:  a twheel file
+ * @api: filled with the kernel's answer (struct twheel_api, out_* fields)
+ *
+ * Programs call this once after opening and check the features they need
+ * (TWHEEL_FEATURE_*).  A module of ABI version 1 does not know this
+ * ioctl; the library then asks it with the version 1 command only to
+ * learn its version, which it reports in @api->out_abi_version.
+ *
+ * Return: 0; -EPROTO if the module speaks another ABI version than
+ * LIBTWHEEL_ABI_VERSION or reports another event size (@api->out_abi_version
+ * and @api->out_event_size tell what it speaks; libtwheel_strerror(-EPROTO)
+ * says what to do); or the negative errno of the ioctl.
+ */
+LIBTWHEEL_EXPORT int libtwheel_api(int fd, struct twheel_api *api);
+
+/**
+ * libtwheel_strerror() - a message for an error of this library
+ * @err: a negative errno value returned by a libtwheel function (or its
+ *       absolute value)
+ *
+ * strerror() for everything but -EPROTO, for which it names the ABI
+ * mismatch that libtwheel_api() found.
+ *
+ * Return: a static string.
+ */
+LIBTWHEEL_EXPORT const char *libtwheel_strerror(int err);
+
+/**
+ * libtwheel_now() - the current CLOCK_MONOTONIC time in ns
+ *
+ * The clock of all twheel times: absolute expiries (TWHEEL_ARM_ABS) and the
+ * expires/fired fields of events.
+ */
+LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
+
+/* ---- Single timers ----------------------------------------------------- */
+
+/**
+ * libtwheel_arm() - create a timer
+ * @fd:     a twheel file
+ * @spec:   the timer (struct twheel_timer_spec): @spec->flags
+ *          TWHEEL_ARM_ABS if @spec->expires is an absolute CLOCK_MONOTONIC
+ *          time, 0 if it is a delay from now; @spec->expires (at most
+ *          INT64_MAX), @spec->period (0 for a one-shot timer, else at least
+ *          one tick), @spec->slack and @spec->cookie in ns and as returned
+ *          in every event
+ * @handle: out: the timer's handle; may be NULL only if the caller never
+ *          needs to modify, cancel or query the timer
+ *
+ * A one-shot timer ends once its event has been read; a periodic one lives
+ * until cancelled or until the file is closed.
+ *
+ * Return: 0, or -EINVAL (bad flags or range), -ENOSPC (timer limit),
+ * -ENOMEM, -EFAULT.
+ */
+LIBTWHEEL_EXPORT int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
+				   uint64_t *handle);
+
+/**
+ * libtwheel_modify() - re-arm an existing timer
+ * @fd:     a twheel file
+ * @handle: the timer
+ * @spec:   its new expiry, period, slack and cookie, as for libtwheel_arm()
+ *
+ * Replaces expiry, period, slack and cookie in O(1).  An event of the timer
+ * that was not read yet is withdrawn.
+ *
+ * Return: 0, or -ENOENT (no such timer in this file), -EINVAL, -EFAULT.
+ */
+LIBTWHEEL_EXPORT int libtwheel_modify(int fd, uint64_t handle,
+				      const struct twheel_timer_spec *spec);
+
+/**
+ * libtwheel_cancel() - cancel and free a timer
+ * @fd:     a twheel file
+ * @handle: the timer
+ *
+ * After this returns no event of the timer is read, not even one that was
+ * already queued, and the handle is invalid.
+ *
+ * Return: TWHEEL_CANCEL_PENDING (1) if the timer was armed,
+ * TWHEEL_CANCEL_FIRED (2) if it had fired and its unread event was
+ * withdrawn, or -ENOENT (no such timer: never armed, cancelled, or a
+ * one-shot timer whose event was already read), -EFAULT.
+ */
+LIBTWHEEL_EXPORT int libtwheel_cancel(int fd, uint64_t handle);
+
+/**
+ * libtwheel_query() - look at a timer
+ * @fd:     a twheel file
+ * @handle: the timer
+ * @q:      out: state (TWHEEL_QUERY_*), remaining time, next expiry,
+ *          period and cookie (the out_* fields of struct
+ *          twheel_query)
+ *
+ * Return: 0, or -ENOENT, -EFAULT.
+ */
+LIBTWHEEL_EXPORT int libtwheel_query(int fd, uint64_t handle,
+				     struct twheel_query *q);
+
+/* ---- Events ------------------------------------------------------------ */
+
+/**
+ * libtwheel_read_events() - read expirations
+ * @fd:  a twheel file
+ * @evs: buffer for up to @max events
+ * @max: its capacity in events, at least 1
+ *
+ * Reads as many waiting events as fit.  Blocks while there is none, unless
+ * the file is O_NONBLOCK.  Every event carries the timer's handle and
+ * cookie, the expiry that fired, when the kernel fired it (never before
+ * the expiry) and, for periodic timers, the overrun count.
+ *
+ * Return: the number of events read (>= 1), or -EAGAIN (O_NONBLOCK and no
+ * event), -EINTR (a signal arrived while blocked), -EINVAL (@max is 0),
+ * -EFAULT.
+ */
+LIBTWHEEL_EXPORT ssize_t libtwheel_read_events(int fd, struct twheel_event *evs,
+					       size_t max);
+
+/* ---- Batches ----------------------------------------------------------- */
+
+/**
+ * struct libtwheel_batch - a list of arm/modify/cancel records to submit
+ * @ops:       the records (struct twheel_batch_op)
+ * @count:     records appended so far
+ * @capacity:  room in @ops
+ * @done:      records the kernel has processed; [0, @done) carry their
+ *             result (and, for arms, the new handle), [@done, @count) are
+ *             untouched
+ * @failed:    processed records whose out_result is a negative errno
+ * @max_batch: most records per ioctl; 0 until the first submit asks the
+ *             kernel (libtwheel_api()), may be lowered by the caller
+ * @owned:     the library allocated @ops and grows it as needed
+ *
+ * Set one up with libtwheel_batch_init(), append records with
+ * libtwheel_batch_arm(), libtwheel_batch_modify() and
+ * libtwheel_batch_cancel(), send them with libtwheel_batch_submit() and
+ * read each record's out_result and handle from @ops.  The fields are
+ * public so that results can be read directly; change them only through
+ * the functions below (except @max_batch).
+ */
+struct libtwheel_batch {
+	struct twheel_batch_op *ops;
+	size_t count;
+	size_t capacity;
+	size_t done;
+	size_t failed;
+	uint32_t max_batch;
+	int owned;
+};
+
+/**
+ * libtwheel_batch_init() - set up a batch buffer
+ * @b:        the buffer
+ * @ops:      caller-owned array of @capacity records, or NULL to let the
+ *            library allocate and grow the array (free it with
+ *            libtwheel_batch_free())
+ * @capacity: size of @ops; with @ops NULL, a hint for the first allocation
+ *            (0 for a default)
+ */
+LIBTWHEEL_EXPORT void libtwheel_batch_init(struct libtwheel_batch *b,
+					   struct twheel_batch_op *ops,
+					   size_t capacity);
+
+/**
+ * libtwheel_batch_free() - release a library-managed array
+ * @b: the buffer; it is empty afterwards and may be initialised again
+ *
+ * Does not free a caller-owned array.
+ */
+LIBTWHEEL_EXPORT void libtwheel_batch_free(struct libtwheel_batch *b);
+
+/**
+ * libtwheel_batch_reset() - forget all records, keep the array
+ * @b: the buffer
+ */
+LIBTWHEEL_EXPORT void libtwheel_batch_reset(struct libtwheel_batch *b);
+
+/**
+ * libtwheel_batch_arm() - append an arm record
+ * @b:    the buffer
+ * @spec: the timer, as for libtwheel_arm()
+ *
+ * Return: the index of the record in @b->ops (its handle appears there
+ * after the submit), or -ENOSPC (a caller-owned array is full), -ENOMEM.
+ */
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
+					     const struct twheel_timer_spec *spec);
+
+/**
+ * libtwheel_batch_modify() - append a modify record
+ * @b:      the buffer
+ * @handle: the timer
+ * @spec:   its new expiry, period, slack and cookie
+ *
+ * Return: the index of the record, or -ENOSPC, -ENOMEM.
+ */
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
+						uint64_t handle,
+						const struct twheel_timer_spec *spec);
+
+/**
+ * libtwheel_batch_cancel() - append a cancel record
+ * @b:      the buffer
+ * @handle: the timer
+ *
+ * Return: the index of the record, or -ENOSPC, -ENOMEM.
+ */
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
+						uint64_t handle);
+
+/**
+ * libtwheel_batch_submit() - send the unprocessed records to the kernel
+ * @fd: a twheel file
+ * @b:  the buffer
+ *
+ * Submits records [@b->done, @b->count) in order with TWHEEL_IOC_BATCH, in
+ * as many ioctls as max_batch requires, and advances @b->done by what the
+ * kernel processed.  The kernel writes a record's out_result only when it
+ * fails (and for an arm): the library zeroes out_result (and an arm's
+ * handle) of every record before sending it, so afterwards every processed
+ * record reads 0 or a negative errno in @b->ops[i].out_result and, for a
+ * successful arm, the new handle in @b->ops[i].handle.  A failing record
+ * does not stop the others; the kernel's out_failed count of them is added
+ * to @b->failed, so a caller needs to look at the records only when
+ * @b->failed grew.
+ *
+ * The kernel stops a batch early only on EFAULT or ENOMEM.  The function
+ * then resubmits from the record that stopped it; if that record cannot
+ * be processed either, it returns the kernel's errno with @b->done telling
+ * exactly how far the kernel got, and calling it again resumes from there.
+ *
+ * Return: the number of records processed by this call (all remaining
+ * ones), or a negative errno with @b->done giving the exact progress.
+ */
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBTWHEEL_H */

@@ -74,12 +74,18 @@ struct run {
 
 static int batch(int fd, struct twheel_batch_op *ops, unsigned int n)
 {
-	struct twheel_batch b = { .ops = (uintptr_t)ops, .count = n };
+	struct twheel_batch b = {
+		.size = sizeof(b),
+		.ops = (uintptr_t)ops,
+		.count = n,
+		.op_size = sizeof(*ops),
+	};
 	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &b);
 
 	if (ret < 0)
 		return -errno;
-	return b.done == n ? 0 : -EIO;
+	/* ABI 2: out_result is written only for failures, counted here. */
+	return b.out_done == n && !b.out_failed ? 0 : -EIO;
 }
 
 static int arm_many(int fd, struct twheel_batch_op *ops, unsigned int n,
@@ -90,7 +96,7 @@ static int arm_many(int fd, struct twheel_batch_op *ops, unsigned int n,
 	for (i = 0; i < n; i++) {
 		memset(&ops[i], 0, sizeof(ops[i]));
 		ops[i].op = TWHEEL_OP_ARM;
-		ops[i].expires = (base_ms + rand_r(seed) % 60000) * 1000000ULL;
+		ops[i].spec.expires = (base_ms + rand_r(seed) % 60000) * 1000000ULL;
 	}
 	return batch(fd, ops, n);
 }

@@ -1,38 +1,71 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel_ubench - userspace benchmark: arm + cancel throughput and kernel
- * memory per armed timer of /dev/twheel against one timerfd per timer,
- * POSIX timers (SIGEV_NONE) and io_uring timeouts.
+ * twheel_ubench - userspace benchmark of /dev/twheel (ABI version 2)
+ * against one timerfd per timer, POSIX timers (SIGEV_NONE) and io_uring
+ * timeouts: arm, modify, cancel and churn costs, kernel memory per armed
+ * timer, and the CPU cost of delivering expirations.
  *
- * For each implementation and N, with N timers outstanding at the end of
- * the arm phase:
+ * Suite "user", for each implementation and N, with N timers outstanding
+ * at the end of the arm phase:
  *   arm     arm N timers (expiries uniform in settle + [1, 60] s), ns per
  *           timer, wall clock over the whole phase
- *   rearm   re-arm every armed timer, in random order, 1 s later (twheel:
- *           MODIFY; timerfd, POSIX: settime on the armed timer); not for
- *           io_uring, whose timeout update walks the list as removal does
+ *   rearm   modify every armed timer, in random order, 1 s later (twheel:
+ *           MODIFY; timerfd, POSIX: settime on the armed timer; io_uring:
+ *           IORING_TIMEOUT_UPDATE of a random sample, see cancel)
+ *   churn   start-now-cancel-later at occupancy N: start a new timer and
+ *           cancel a random outstanding (older) one, min(N, 10000) pairs,
+ *           ns per pair (twheel: ARM + CANCEL, batched as pairs of
+ *           records; timerfd, POSIX: the pooled object's disarm + arm;
+ *           io_uring: TIMEOUT + TIMEOUT_REMOVE of a random sample)
  *   cancel  cancel them in random order, ns per timer (io_uring: a random
- *           sample of at most --uring-sample timers, because each removal
- *           walks the ring's timeout list; the ring's teardown removes the
- *           rest)
+ *           sample, because each removal walks the ring's timeout list:
+ *           at most -u timers, fewer at large N, min(N, -u,
+ *           max(64, -u * 10^5 / N)); the ring's teardown removes the rest)
+ *   arm_cancel  arm + cancel of the same repetition
  *   create / close  creating and destroying the objects where that is a
  *           separate call (timerfd_create/close, timer_create/delete)
- *   bytes_per_timer  kernel memory per armed timer: the growth of
- *           Slab + VmallocUsed in /proc/meminfo from before the objects
- *           were created to after all N are armed, divided by N
- * and, first, the cost of a system call in this VM (suite "prims"):
- * getppid() and an unknown ioctl on /dev/twheel (ENOTTY: the whole ioctl
- * path, fd lookup, LSM hook and dispatch, without any work).
- * Median over the repetitions.  Output lines:
- *   twheel_ubench: csv,<suite>,<impl>,<n>,<op>,<value>
+ * Suite "mem": bytes_per_timer, kernel memory per armed timer: the growth
+ * of Slab + VmallocUsed in /proc/meminfo from before the objects were
+ * created to after all N are armed, divided by N (bytes_per_timer_memfree:
+ * the same from MemFree), in every repetition.
+ * Suite "deliver", per rate R of expirations per second (-e), for twheel
+ * (one file, timers armed with TWHEEL_IOC_BATCH, one epoll watch, read()
+ * of up to 256 events) and timerfd (one per timer, all in one epoll set,
+ * read() of each ready fd's count): one-shot timers spread evenly over a
+ * window (-w; R * window timers), and periodic timers (R * period timers
+ * of period -P, first expiries spread over one period) for a window.
+ * Per expiry delivered:
+ *   oneshot_cpu, periodic_cpu  CPU time of this process
+ *           (CLOCK_PROCESS_CPUTIME_ID: user + system time of epoll_wait,
+ *           read and the loop) over the window
+ *   oneshot_busy, periodic_busy  non-idle time of all CPUs over the
+ *           same window: window x CPUs - idle and iowait time of
+ *           /proc/stat, which NO_HZ kernels account exactly at idle entry
+ *           and exit.  It adds to the process's time the interrupt and
+ *           softirq time that expires the timers wherever it runs (and
+ *           whatever else ran); each reading is exact to 10 ms per CPU
+ *           (USER_HZ), so short windows at low rates are coarse
+ * Timer counts are capped at the largest -n (the window or the period
+ * shrinks to keep the rate).
+ * Suite "prims": getppid() and an unknown ioctl on /dev/twheel (ENOTTY:
+ * the whole ioctl path, fd lookup, LSM hook and dispatch, without work).
+ *
+ * Every case runs -r repetitions (default 5; at every N, 10^6 included),
+ * each repetition running all implementations one after another in an
+ * order rotated from one repetition to the next, after one discarded
+ * warm-up run of each.  Output lines, the median and the spread:
+ *   twheel_ubench: csv,<suite>,<impl>,<n>,<op>,<median>,<min>,<max>,<reps>
  * Must run as root (raises RLIMIT_NOFILE, fs.nr_open, RLIMIT_SIGPENDING).
  *
  * Usage: twheel_ubench [-n N,N,...] [-i impl,...] [-r reps] [-s settle_s]
- *                      [-u uring_sample] [-p posix_max_n]
+ *                      [-u uring_sample] [-p posix_max_n] [-e rate,...]
+ *                      [-w window_ms] [-P period_ms]
  * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring
+ * (deliver: twheel and timerfd; -e 0 skips it)
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -41,6 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -66,7 +100,15 @@ static unsigned int uring_sample = 1024;
  * about 20 minutes in the VM.  Measured up to this N unless -p says more.
  */
 static unsigned long posix_max = 100000;
+static unsigned long rates[8] = { 1000, 100000 };
+static int rates_count = 2;
+static unsigned int window_ms = 1000;
+static unsigned int period_ms = 100;
+static unsigned long nmax;
 static int failures;
+
+#define MAX_REPS	32
+#define CHURN_MAX	10000
 
 static void fail(const char *fmt, ...)
 {
@@ -81,10 +123,29 @@ static void fail(const char *fmt, ...)
 	failures++;
 }
 
-static void emit(const char *suite, const char *impl, unsigned long n,
-		 const char *op, double v)
+static int cmp_double(const void *a, const void *b)
 {
-	printf(PFX "csv,%s,%s,%lu,%s,%.3f\n", suite, impl, n, op, v);
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One CSV row: the median of @n repetitions, then their min, max and
+ * count.  The first five columns are the old format's.
+ */
+static void emit(const char *suite, const char *impl, unsigned long n,
+		 const char *op, const double *v, unsigned int k)
+{
+	double s[MAX_REPS], med;
+
+	if (!k)
+		return;
+	memcpy(s, v, k * sizeof(*v));
+	qsort(s, k, sizeof(*s), cmp_double);
+	med = k & 1 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
+	printf(PFX "csv,%s,%s,%lu,%s,%.3f,%.3f,%.3f,%u\n", suite, impl, n, op,
+	       med, s[0], s[k - 1], k);
 	fflush(stdout);
 }
 
@@ -117,21 +178,6 @@ static bool listed(const char *list, const char *word)
 		p += len;
 	}
 	return false;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, unsigned int n)
-{
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* ---- memory accounting -------------------------------------------------- */
@@ -199,19 +245,22 @@ static void mem_begin(void)
 	mem0 = mem_read();
 }
 
-/* After N timers are armed: report per-timer kernel memory. */
-static void mem_end(const char *impl, unsigned long n)
+/*
+ * After N timers are armed: per-timer kernel memory into @bytes and
+ * @memfree; with @slabs, also print the slab caches that grew most.
+ */
+static void mem_end(const char *impl, unsigned long n, bool slabs,
+		    double *bytes, double *memfree)
 {
 	struct mem m1 = mem_read();
 	static struct slab s1[SLABS];
-	int n1 = slab_read(s1), i, j, k;
+	int n1, i, j, k;
 
-	emit("mem", impl, n, "bytes_per_timer",
-	     (double)((m1.slab - mem0.slab) + (m1.vmalloc - mem0.vmalloc)) / n);
-	emit("mem", impl, n, "bytes_per_timer_memfree",
-	     (double)(mem0.memfree - m1.memfree) / n);
-	if (n < 100000)
+	*bytes = (double)((m1.slab - mem0.slab) + (m1.vmalloc - mem0.vmalloc)) / n;
+	*memfree = (double)(mem0.memfree - m1.memfree) / n;
+	if (!slabs || n < 100000)
 		return;
+	n1 = slab_read(s1);
 	/* the four slab caches that grew most */
 	for (k = 0; k < 4; k++) {
 		long long best = 0;
@@ -277,19 +326,54 @@ static void work_free(struct work *w)
 	free(w->perm);
 }
 
+/* One repetition of one implementation; NAN: not measured. */
 struct result {
-	double arm, rearm, cancel, create, close;
+	double arm, rearm, churn, cancel, create, close, mem, memfree;
 };
+
+#define RESULT_NONE { NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN }
+
+/* What a run measures besides the timings. */
+struct runopts {
+	bool mem;	/* memory per timer */
+	bool slabs;	/* and the slab caches that grew (first repetition) */
+};
+
+/* Pairs of the churn phase. */
+static unsigned long churn_count(unsigned long n)
+{
+	return n < CHURN_MAX ? n : CHURN_MAX;
+}
+
+/* The io_uring sample: each removal walks a list of about N timeouts. */
+static unsigned long uring_sample_of(unsigned long n)
+{
+	unsigned long s = uring_sample * 100000ULL / n;
+
+	if (s < 64)
+		s = 64;
+	if (s > uring_sample)
+		s = uring_sample;
+	return s < n ? s : n;
+}
+
+static void set_its(struct itimerspec *its, __u64 exp, __u64 period)
+{
+	its->it_value.tv_sec = exp / 1000000000ULL;
+	its->it_value.tv_nsec = exp % 1000000000ULL;
+	its->it_interval.tv_sec = period / 1000000000ULL;
+	its->it_interval.tv_nsec = period % 1000000000ULL;
+}
 
 /* Re-arm: one second later than the first expiry, so every timer moves. */
 #define REARM_NS 1000000000ULL
 
 /* ---- twheel ---------------------------------------------------------------- */
 
-static int twheel_fd(unsigned long n)
+static int twheel_fd(unsigned long n, int flags)
 {
-	struct twheel_api api;
-	int fd = open("/dev/twheel", O_RDWR | O_CLOEXEC);
+	struct twheel_api api = { .size = sizeof(api) };
+	int fd = open("/dev/twheel", O_RDWR | O_CLOEXEC | flags);
 
 	if (fd < 0) {
 		fail("open /dev/twheel: %s", strerror(errno));
@@ -300,22 +384,67 @@ static int twheel_fd(unsigned long n)
 		close(fd);
 		return -1;
 	}
-	if (api.max_timers_per_fd < n ||
-	    (api.max_timers_per_user && api.max_timers_per_user < n)) {
+	if (api.out_abi_version != TWHEEL_ABI_VERSION) {
+		fail("twheel module of ABI version %u, this benchmark needs %u",
+		     api.out_abi_version, TWHEEL_ABI_VERSION);
+		close(fd);
+		return -1;
+	}
+	if (api.out_max_timers_per_fd < n || api.out_max_timers_per_user < n) {
 		fail("twheel limits (%llu per fd, %llu per user) below N=%lu",
-		     (unsigned long long)api.max_timers_per_fd,
-		     (unsigned long long)api.max_timers_per_user, n);
+		     (unsigned long long)api.out_max_timers_per_fd,
+		     (unsigned long long)api.out_max_timers_per_user, n);
 		close(fd);
 		return -1;
 	}
 	return fd;
 }
 
-static int run_twheel(struct work *w, unsigned int b, bool mem, struct result *r)
+/*
+ * One TWHEEL_IOC_BATCH of @c records.  out_result is written only for a
+ * record that fails, so out_failed is what says whether all went well.
+ */
+static int twheel_batch(int fd, struct twheel_batch_op *ops, unsigned int c,
+			const char *what)
 {
-	unsigned long n = w->n, i;
+	struct twheel_batch bt = {
+		.size = sizeof(bt),
+		.ops = (uintptr_t)ops,
+		.count = c,
+		.op_size = sizeof(*ops),
+	};
+	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &bt);
+	unsigned int j;
+
+	if (ret != (int)c) {
+		fail("TWHEEL_IOC_BATCH %s: %d, %s", what, ret, strerror(errno));
+		return -1;
+	}
+	if (bt.out_failed) {
+		for (j = 0; j < c && !ops[j].out_result; j++)
+			;
+		fail("TWHEEL_IOC_BATCH %s: %u records failed, #%u: %d", what,
+		     bt.out_failed, j, j < c ? ops[j].out_result : 0);
+		return -1;
+	}
+	return 0;
+}
+
+static void twheel_op(struct twheel_batch_op *op, __u32 code, __u64 handle,
+		      __u64 expires)
+{
+	memset(op, 0, sizeof(*op));	/* out_result 0: written on failure only */
+	op->op = code;
+	op->handle = handle;
+	op->spec.expires = expires;
+}
+
+static int run_twheel(struct work *w, unsigned int b, struct runopts o,
+		      struct result *r)
+{
+	unsigned long n = w->n, i, nc = churn_count(n);
 	struct twheel_batch_op *ops = NULL;
-	__u64 *h = malloc(n * sizeof(*h));
+	__u64 *h = calloc(n, sizeof(*h));
 	__u64 t0;
 	int fd, ret = -1;
 
@@ -325,62 +454,52 @@ static int run_twheel(struct work *w, unsigned int b, bool mem, struct result *r
 		fail("out of memory");
 		goto out;
 	}
-	memset(h, 0, n * sizeof(*h));
-	if (b)
-		memset(ops, 0, b * sizeof(*ops));
-	if (mem)
+	if (o.mem)
 		mem_begin();
-	fd = twheel_fd(n);
+	fd = twheel_fd(n, 0);
 	if (fd < 0)
 		goto out;
 
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < n; i++) {
-			struct twheel_arm a = { .expires = w->exp[i] };
+			struct twheel_arm a = {
+				.size = sizeof(a), .spec.expires = w->exp[i]
+			};
 
 			if (ioctl(fd, TWHEEL_IOC_ARM, &a)) {
 				fail("TWHEEL_IOC_ARM #%lu: %s", i, strerror(errno));
 				goto out_close;
 			}
-			h[i] = a.handle;
+			h[i] = a.out_handle;
 		}
 	} else {
 		for (i = 0; i < n; i += b) {
 			unsigned int c = n - i < b ? n - i : b, j;
-			struct twheel_batch bt = { .ops = (uintptr_t)ops, .count = c };
 
-			for (j = 0; j < c; j++) {
-				memset(&ops[j], 0, sizeof(ops[j]));
-				ops[j].op = TWHEEL_OP_ARM;
-				ops[j].expires = w->exp[i + j];
-			}
-			if (ioctl(fd, TWHEEL_IOC_BATCH, &bt) != (int)c) {
-				fail("TWHEEL_IOC_BATCH arm: %s", strerror(errno));
+			for (j = 0; j < c; j++)
+				twheel_op(&ops[j], TWHEEL_OP_ARM, 0, w->exp[i + j]);
+			if (twheel_batch(fd, ops, c, "arm"))
 				goto out_close;
-			}
-			for (j = 0; j < c; j++) {
-				if (ops[j].result) {
-					fail("batch arm: %lld", (long long)ops[j].result);
-					goto out_close;
-				}
+			for (j = 0; j < c; j++)
 				h[i + j] = ops[j].handle;
-			}
 		}
 	}
 	r->arm = (double)(now_ns() - t0) / n;
-	if (mem)
-		mem_end("twheel", n);
+	if (o.mem)
+		mem_end("twheel", n, o.slabs, &r->mem, &r->memfree);
 
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < n; i++) {
 			__u32 k = w->perm[i];
-			struct twheel_arm a = {
-				.handle = h[k], .expires = w->exp[k] + REARM_NS
+			struct twheel_modify m = {
+				.size = sizeof(m),
+				.handle = h[k],
+				.spec.expires = w->exp[k] + REARM_NS,
 			};
 
-			if (ioctl(fd, TWHEEL_IOC_MODIFY, &a)) {
+			if (ioctl(fd, TWHEEL_IOC_MODIFY, &m)) {
 				fail("TWHEEL_IOC_MODIFY #%lu: %s", i, strerror(errno));
 				goto out_close;
 			}
@@ -388,65 +507,85 @@ static int run_twheel(struct work *w, unsigned int b, bool mem, struct result *r
 	} else {
 		for (i = 0; i < n; i += b) {
 			unsigned int c = n - i < b ? n - i : b, j;
-			struct twheel_batch bt = { .ops = (uintptr_t)ops, .count = c };
 
 			for (j = 0; j < c; j++) {
 				__u32 k = w->perm[i + j];
 
-				memset(&ops[j], 0, sizeof(ops[j]));
-				ops[j].op = TWHEEL_OP_MODIFY;
-				ops[j].handle = h[k];
-				ops[j].expires = w->exp[k] + REARM_NS;
+				twheel_op(&ops[j], TWHEEL_OP_MODIFY, h[k],
+					  w->exp[k] + REARM_NS);
 			}
-			if (ioctl(fd, TWHEEL_IOC_BATCH, &bt) != (int)c) {
-				fail("TWHEEL_IOC_BATCH modify: %s", strerror(errno));
+			if (twheel_batch(fd, ops, c, "modify"))
 				goto out_close;
-			}
-			for (j = 0; j < c; j++)
-				if (ops[j].result) {
-					fail("batch modify: %lld", (long long)ops[j].result);
-					goto out_close;
-				}
 		}
 	}
 	r->rearm = (double)(now_ns() - t0) / n;
 
+	/*
+	 * Churn: a new timer now, a random older one cancelled, occupancy
+	 * stays N.  The victims are the last entries of the cancel order,
+	 * each at most once, and the new timer takes the victim's place.
+	 */
+	t0 = now_ns();
+	if (!b) {
+		for (i = 0; i < nc; i++) {
+			__u32 k = w->perm[n - 1 - i];
+			struct twheel_arm a = {
+				.size = sizeof(a),
+				.spec.expires = w->exp[k] + 2 * REARM_NS,
+			};
+			struct twheel_cancel c = { .size = sizeof(c), .handle = h[k] };
+
+			if (ioctl(fd, TWHEEL_IOC_ARM, &a) ||
+			    ioctl(fd, TWHEEL_IOC_CANCEL, &c)) {
+				fail("churn #%lu: %s", i, strerror(errno));
+				goto out_close;
+			}
+			h[k] = a.out_handle;
+		}
+	} else {
+		for (i = 0; i < nc; i += b / 2) {
+			unsigned int c = nc - i < b / 2 ? nc - i : b / 2, j;
+
+			for (j = 0; j < c; j++) {
+				__u32 k = w->perm[n - 1 - (i + j)];
+
+				twheel_op(&ops[2 * j], TWHEEL_OP_ARM, 0,
+					  w->exp[k] + 2 * REARM_NS);
+				twheel_op(&ops[2 * j + 1], TWHEEL_OP_CANCEL, h[k], 0);
+			}
+			if (twheel_batch(fd, ops, 2 * c, "churn"))
+				goto out_close;
+			for (j = 0; j < c; j++)
+				h[w->perm[n - 1 - (i + j)]] = ops[2 * j].handle;
+		}
+	}
+	r->churn = (double)(now_ns() - t0) / nc;
+
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < n; i++) {
-			struct twheel_cancel c = { .handle = h[w->perm[i]] };
+			struct twheel_cancel c = {
+				.size = sizeof(c), .handle = h[w->perm[i]]
+			};
 
 			if (ioctl(fd, TWHEEL_IOC_CANCEL, &c) ||
-			    c.status != TWHEEL_CANCEL_PENDING) {
+			    c.out_status != TWHEEL_CANCEL_PENDING) {
 				fail("TWHEEL_IOC_CANCEL #%lu: %s (status %u)", i,
-				     strerror(errno), c.status);
+				     strerror(errno), c.out_status);
 				goto out_close;
 			}
 		}
 	} else {
 		for (i = 0; i < n; i += b) {
 			unsigned int c = n - i < b ? n - i : b, j;
-			struct twheel_batch bt = { .ops = (uintptr_t)ops, .count = c };
 
-			for (j = 0; j < c; j++) {
-				memset(&ops[j], 0, sizeof(ops[j]));
-				ops[j].op = TWHEEL_OP_CANCEL;
-				ops[j].handle = h[w->perm[i + j]];
-			}
-			if (ioctl(fd, TWHEEL_IOC_BATCH, &bt) != (int)c) {
-				fail("TWHEEL_IOC_BATCH cancel: %s", strerror(errno));
-				goto out_close;
-			}
 			for (j = 0; j < c; j++)
-				if (ops[j].result) {
-					fail("batch cancel: %lld", (long long)ops[j].result);
-					goto out_close;
-				}
+				twheel_op(&ops[j], TWHEEL_OP_CANCEL, h[w->perm[i + j]], 0);
+			if (twheel_batch(fd, ops, c, "cancel"))
+				goto out_close;
 		}
 	}
 	r->cancel = (double)(now_ns() - t0) / n;
-	r->create = -1;
-	r->close = -1;
 	ret = 0;
 out_close:
 	close(fd);
@@ -458,9 +597,9 @@ out:
 
 /* ---- timerfd ---------------------------------------------------------------- */
 
-static int run_timerfd(struct work *w, bool mem, struct result *r)
+static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 {
-	unsigned long n = w->n, i, made = 0;
+	unsigned long n = w->n, i, made = 0, nc = churn_count(n);
 	int *fds = malloc(n * sizeof(*fds));
 	struct itimerspec zero = { 0 };
 	__u64 t0;
@@ -471,7 +610,7 @@ static int run_timerfd(struct work *w, bool mem, struct result *r)
 		return -1;
 	}
 	memset(fds, 0xff, n * sizeof(*fds));
-	if (mem)
+	if (o.mem)
 		mem_begin();
 	t0 = now_ns();
 	for (i = 0; i < n; i++, made++) {
@@ -495,8 +634,8 @@ static int run_timerfd(struct work *w, bool mem, struct result *r)
 		}
 	}
 	r->arm = (double)(now_ns() - t0) / n;
-	if (mem)
-		mem_end("timerfd", n);
+	if (o.mem)
+		mem_end("timerfd", n, o.slabs, &r->mem, &r->memfree);
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
@@ -511,6 +650,21 @@ static int run_timerfd(struct work *w, bool mem, struct result *r)
 		}
 	}
 	r->rearm = (double)(now_ns() - t0) / n;
+
+	/* Churn with a pool of timerfds: the victim's fd is the new timer's. */
+	t0 = now_ns();
+	for (i = 0; i < nc; i++) {
+		__u32 k = w->perm[n - 1 - i];
+		struct itimerspec its = { 0 };
+
+		set_its(&its, w->exp[k] + 2 * REARM_NS, 0);
+		if (timerfd_settime(fds[k], 0, &zero, NULL) ||
+		    timerfd_settime(fds[k], 0, &its, NULL)) {
+			fail("timerfd churn: %s", strerror(errno));
+			goto out;
+		}
+	}
+	r->churn = (double)(now_ns() - t0) / nc;
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
@@ -531,9 +685,9 @@ out:
 
 /* ---- POSIX timers -------------------------------------------------------------- */
 
-static int run_posix(struct work *w, bool mem, struct result *r)
+static int run_posix(struct work *w, struct runopts o, struct result *r)
 {
-	unsigned long n = w->n, i, made = 0;
+	unsigned long n = w->n, i, made = 0, nc = churn_count(n);
 	timer_t *ids = malloc(n * sizeof(*ids));
 	struct itimerspec zero = { 0 };
 	struct sigevent sev;
@@ -547,7 +701,7 @@ static int run_posix(struct work *w, bool mem, struct result *r)
 	memset(ids, 0, n * sizeof(*ids));
 	memset(&sev, 0, sizeof(sev));
 	sev.sigev_notify = SIGEV_NONE;
-	if (mem)
+	if (o.mem)
 		mem_begin();
 	t0 = now_ns();
 	for (i = 0; i < n; i++, made++)
@@ -569,8 +723,8 @@ static int run_posix(struct work *w, bool mem, struct result *r)
 		}
 	}
 	r->arm = (double)(now_ns() - t0) / n;
-	if (mem)
-		mem_end("posix", n);
+	if (o.mem)
+		mem_end("posix", n, o.slabs, &r->mem, &r->memfree);
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
@@ -585,6 +739,21 @@ static int run_posix(struct work *w, bool mem, struct result *r)
 		}
 	}
 	r->rearm = (double)(now_ns() - t0) / n;
+
+	/* Churn with a pool of timers: the victim's is the new timer's. */
+	t0 = now_ns();
+	for (i = 0; i < nc; i++) {
+		__u32 k = w->perm[n - 1 - i];
+		struct itimerspec its = { 0 };
+
+		set_its(&its, w->exp[k] + 2 * REARM_NS, 0);
+		if (timer_settime(ids[k], 0, &zero, NULL) ||
+		    timer_settime(ids[k], 0, &its, NULL)) {
+			fail("posix churn: %s", strerror(errno));
+			goto out;
+		}
+	}
+	r->churn = (double)(now_ns() - t0) / nc;
 
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
@@ -640,25 +809,62 @@ static unsigned long uring_reap(struct io_uring *ring)
 	return got;
 }
 
-static int run_uring(struct work *w, bool mem, struct result *r)
+/* Submit what was prepared and reap until @want CQEs have come. */
+static int uring_submit_wait(struct io_uring *ring, unsigned long c,
+			     unsigned long want, const char *what)
+{
+	unsigned long got = 0;
+	int ret = io_uring_submit(ring);
+
+	if (ret != (int)c) {
+		fail("io_uring_submit (%s): %d", what, ret);
+		return -1;
+	}
+	while (got < want) {
+		struct io_uring_cqe *cqe;
+
+		ret = io_uring_wait_cqe(ring, &cqe);
+		if (ret) {
+			fail("io_uring_wait_cqe: %s", strerror(-ret));
+			return -1;
+		}
+		got += uring_reap(ring);
+	}
+	return 0;
+}
+
+static void uring_ts(struct __kernel_timespec *ts, __u64 exp)
+{
+	ts->tv_sec = exp / 1000000000ULL;
+	ts->tv_nsec = exp % 1000000000ULL;
+}
+
+static int run_uring(struct work *w, struct runopts o, struct result *r)
 {
 	static struct __kernel_timespec ts[URING_SQ];
-	unsigned long n = w->n, i, k, sample;
+	unsigned long n = w->n, i, k, sample = uring_sample_of(n), nc;
 	struct io_uring_params p;
 	struct io_uring ring;
+	__u64 *ud = malloc(n * sizeof(*ud));	/* user_data of each timer */
 	__u64 t0;
 	int ret;
 
+	if (!ud) {
+		fail("out of memory");
+		return -1;
+	}
 	memset(&p, 0, sizeof(p));
 	p.flags = IORING_SETUP_CQSIZE;
 	p.cq_entries = 4 * URING_SQ;
-	if (mem)
+	if (o.mem)
 		mem_begin();
 	ret = io_uring_queue_init_params(URING_SQ, &ring, &p);
 	if (ret) {
 		fail("io_uring_queue_init: %s", strerror(-ret));
+		free(ud);
 		return -1;
 	}
+	ret = -1;
 	t0 = now_ns();
 	for (i = 0; i < n; i += URING_SQ) {
 		unsigned long c = n - i < URING_SQ ? n - i : URING_SQ;
@@ -666,53 +872,75 @@ static int run_uring(struct work *w, bool mem, struct result *r)
 		for (k = 0; k < c; k++) {
 			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
-			ts[k].tv_sec = w->exp[i + k] / 1000000000ULL;
-			ts[k].tv_nsec = w->exp[i + k] % 1000000000ULL;
+			uring_ts(&ts[k], w->exp[i + k]);
 			io_uring_prep_timeout(sqe, &ts[k], 0, 0);
-			sqe->user_data = i + k + 1;
+			ud[i + k] = i + k + 1;
+			sqe->user_data = ud[i + k];
 		}
-		ret = io_uring_submit(&ring);
-		if (ret != (int)c) {
-			fail("io_uring_submit (timeouts): %d", ret);
+		if (uring_submit_wait(&ring, c, 0, "timeouts"))
 			goto out;
-		}
 		uring_reap(&ring);
 	}
 	r->arm = (double)(now_ns() - t0) / n;
-	if (mem)
-		mem_end("io_uring", n);
+	if (o.mem)
+		mem_end("io_uring", n, o.slabs, &r->mem, &r->memfree);
 
-	/* each removal walks the timeout list: time a random sample */
-	sample = n < uring_sample ? n : uring_sample;
+	/* Each update and removal walks the timeout list: time samples. */
+	t0 = now_ns();
+	for (i = 0; i < sample; i += URING_SQ) {
+		unsigned long c = sample - i < URING_SQ ? sample - i : URING_SQ;
+
+		for (k = 0; k < c; k++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			__u32 t = w->perm[i + k];
+
+			uring_ts(&ts[k], w->exp[t] + REARM_NS);
+			io_uring_prep_timeout_update(sqe, &ts[k], ud[t], 0);
+			sqe->user_data = URING_REMOVE | (i + k);
+		}
+		if (uring_submit_wait(&ring, c, c, "updates"))
+			goto out;
+	}
+	r->rearm = (double)(now_ns() - t0) / sample;
+
+	/* Churn: a new timeout and the removal of a random older one. */
+	nc = churn_count(n) < sample ? churn_count(n) : sample;
+	t0 = now_ns();
+	for (i = 0; i < nc; i += URING_SQ / 2) {
+		unsigned long c = nc - i < URING_SQ / 2 ? nc - i : URING_SQ / 2;
+
+		for (k = 0; k < c; k++) {
+			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+			__u32 t = w->perm[n - 1 - (i + k)];
+
+			uring_ts(&ts[k], w->exp[t] + 2 * REARM_NS);
+			io_uring_prep_timeout(sqe, &ts[k], 0, 0);
+			sqe->user_data = n + 1 + i + k;
+			sqe = io_uring_get_sqe(&ring);
+			io_uring_prep_timeout_remove(sqe, ud[t], 0);
+			sqe->user_data = URING_REMOVE | (i + k);
+			ud[t] = n + 1 + i + k;
+		}
+		/* the removals' and the removed timeouts' CQEs */
+		if (uring_submit_wait(&ring, 2 * c, 2 * c, "churn"))
+			goto out;
+	}
+	r->churn = (double)(now_ns() - t0) / nc;
+
 	t0 = now_ns();
 	for (i = 0; i < sample; i += URING_SQ / 2) {
 		unsigned long c = sample - i < URING_SQ / 2 ? sample - i : URING_SQ / 2;
-		unsigned long want = 2 * c, got = 0;
 
 		for (k = 0; k < c; k++) {
 			struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
 
-			io_uring_prep_timeout_remove(sqe, w->perm[i + k] + 1, 0);
+			io_uring_prep_timeout_remove(sqe, ud[w->perm[i + k]], 0);
 			sqe->user_data = URING_REMOVE | (i + k);
 		}
-		ret = io_uring_submit(&ring);
-		if (ret != (int)c) {
-			fail("io_uring_submit (removals): %d", ret);
+		if (uring_submit_wait(&ring, c, 2 * c, "removals"))
 			goto out;
-		}
-		while (got < want) {
-			struct io_uring_cqe *cqe;
-
-			ret = io_uring_wait_cqe(&ring, &cqe);
-			if (ret) {
-				fail("io_uring_wait_cqe: %s", strerror(-ret));
-				goto out;
-			}
-			got += uring_reap(&ring);
-		}
 	}
 	r->cancel = (double)(now_ns() - t0) / sample;
-	r->create = -1;
 	if (uring_expired) {
 		printf(PFX "note: io_uring N=%lu: %lu timeouts expired %s\n",
 		       n, uring_expired / 2, "before their removal (raise -s)");
@@ -723,7 +951,287 @@ out:
 	t0 = now_ns();
 	io_uring_queue_exit(&ring);
 	r->close = (double)(now_ns() - t0) / n;
+	free(ud);
 	return ret;
+}
+
+/* ---- event delivery ------------------------------------------------------------ */
+
+/*
+ * Idle time of all CPUs so far, ns: idle + iowait of /proc/stat.  With
+ * NO_HZ the kernel accumulates them exactly at each idle entry and exit
+ * (not by sampling ticks, as it does user and system time); they are
+ * printed in USER_HZ units, so a reading is exact to 10 ms per CPU.
+ */
+static double idle_ns(void)
+{
+	unsigned long long u, ni, sy, id, io;
+	static long hz;
+	double v = -1;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	if (!f)
+		return -1;
+	if (fscanf(f, "cpu %llu %llu %llu %llu %llu", &u, &ni, &sy, &id, &io) == 5)
+		v = (double)(id + io) * 1e9 / hz;
+	fclose(f);
+	return v;
+}
+
+static double proc_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+/*
+ * A delivery case: @nt timers; one-shot ones expire at base + i * window /
+ * nt, periodic ones first at base + i * period / nt, then every period,
+ * and are counted until base + window.
+ */
+struct dcase {
+	unsigned long nt;
+	bool periodic;
+	__u64 period, window;
+	__u64 base;
+};
+
+struct dres {
+	double cpu, busy;	/* ns per expiry */
+};
+
+/* Arming takes time in the VM: start the window after it, generously. */
+static __u64 deliver_base(unsigned long nt)
+{
+	return now_ns() + 300000000ULL + (__u64)nt * 40000ULL;
+}
+
+static __u64 dcase_first(const struct dcase *c, unsigned long i)
+{
+	return c->base + (c->periodic ? c->period : c->window) * i / c->nt;
+}
+
+/* Measure from now until the case is over; @drain reads what is ready. */
+struct dmeter {
+	double cpu0, idle0;
+	__u64 wall0;
+	unsigned long long expiries;
+};
+
+static void dmeter_start(struct dmeter *m, const struct dcase *c, const char *impl)
+{
+	if (now_ns() > c->base)
+		printf(PFX "note: deliver %s: arming %lu timers overran the lead by %.1f ms\n",
+		       impl, c->nt, (double)(now_ns() - c->base) / 1e6);
+	m->expiries = 0;
+	m->idle0 = idle_ns();
+	m->wall0 = now_ns();
+	m->cpu0 = proc_cpu_ns();
+}
+
+static int dmeter_end(struct dmeter *m, const struct dcase *c,
+		      const char *impl, struct dres *d)
+{
+	double cpu = proc_cpu_ns() - m->cpu0;
+	double wall = (double)(now_ns() - m->wall0);
+	double busy = wall * sysconf(_SC_NPROCESSORS_ONLN) - (idle_ns() - m->idle0);
+
+	if (!m->expiries) {
+		fail("deliver %s: no expiry in the window", impl);
+		return -1;
+	}
+	if (!c->periodic && m->expiries != c->nt) {
+		fail("deliver %s: %llu of %lu one-shot timers delivered", impl,
+		     m->expiries, c->nt);
+		return -1;
+	}
+	d->cpu = cpu / m->expiries;
+	d->busy = busy / m->expiries;
+	return 0;
+}
+
+/* Whether to go on waiting, and for how long (ms). */
+static int dcase_wait_ms(const struct dcase *c, const struct dmeter *m)
+{
+	__u64 now = now_ns(), end = c->base + c->window;
+
+	if (c->periodic) {
+		if (now >= end)
+			return -1;
+	} else {
+		if (m->expiries >= c->nt)
+			return -1;
+		end += 5000000000ULL;	/* then give up: lost */
+		if (now >= end)
+			return -1;
+	}
+	return (end - now) / 1000000 > 100 ? 100 : (int)((end - now) / 1000000) + 1;
+}
+
+static int deliver_twheel(struct dcase *c, struct dres *d)
+{
+	struct twheel_batch_op *ops = calloc(4096, sizeof(*ops));
+	static struct twheel_event ev[256];
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct dmeter m;
+	unsigned long i;
+	int fd, ep = -1, ret = -1, tmo;
+
+	fd = twheel_fd(c->nt, O_NONBLOCK);
+	if (fd < 0 || !ops)
+		goto out;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee)) {
+		fail("epoll: %s", strerror(errno));
+		goto out;
+	}
+	c->base = deliver_base(c->nt);
+	for (i = 0; i < c->nt; i += 4096) {
+		unsigned int n = c->nt - i < 4096 ? c->nt - i : 4096, j;
+
+		for (j = 0; j < n; j++) {
+			twheel_op(&ops[j], TWHEEL_OP_ARM, 0, dcase_first(c, i + j));
+			ops[j].spec.flags = TWHEEL_ARM_ABS;
+			ops[j].spec.period = c->periodic ? c->period : 0;
+		}
+		if (twheel_batch(fd, ops, n, "deliver arm"))
+			goto out;
+	}
+	dmeter_start(&m, c, "twheel");
+	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
+		if (epoll_wait(ep, &ee, 1, tmo) <= 0)
+			continue;
+		for (;;) {
+			ssize_t got = read(fd, ev, sizeof(ev)), k;
+
+			if (got <= 0)
+				break;
+			for (k = 0; k < got / (ssize_t)sizeof(ev[0]); k++)
+				m.expiries += 1 + ev[k].overrun;
+			if (got < (ssize_t)sizeof(ev))
+				break;
+		}
+	}
+	ret = dmeter_end(&m, c, "twheel", d);
+out:
+	if (ep >= 0)
+		close(ep);
+	if (fd >= 0)
+		close(fd);
+	free(ops);
+	return ret;
+}
+
+static int deliver_timerfd(struct dcase *c, struct dres *d)
+{
+	static struct epoll_event ee[256];
+	int *fds = malloc(c->nt * sizeof(*fds));
+	unsigned long i, made = 0;
+	struct dmeter m;
+	int ep, ret = -1, tmo, k, got;
+
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (!fds || ep < 0) {
+		fail("deliver timerfd: %s", strerror(errno));
+		goto out;
+	}
+	for (; made < c->nt; made++) {
+		struct epoll_event e = { .events = EPOLLIN, .data.u32 = made };
+
+		fds[made] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+		if (fds[made] < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fds[made], &e)) {
+			fail("deliver timerfd #%lu: %s", made, strerror(errno));
+			if (fds[made] >= 0)
+				made++;
+			goto out;
+		}
+	}
+	c->base = deliver_base(c->nt);
+	for (i = 0; i < c->nt; i++) {
+		struct itimerspec its;
+
+		set_its(&its, dcase_first(c, i), c->periodic ? c->period : 0);
+		if (timerfd_settime(fds[i], TFD_TIMER_ABSTIME, &its, NULL)) {
+			fail("deliver timerfd_settime: %s", strerror(errno));
+			goto out;
+		}
+	}
+	dmeter_start(&m, c, "timerfd");
+	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
+		got = epoll_wait(ep, ee, 256, tmo);
+		for (k = 0; k < got; k++) {
+			__u64 cnt;
+
+			if (read(fds[ee[k].data.u32], &cnt, sizeof(cnt)) == sizeof(cnt))
+				m.expiries += cnt;
+		}
+	}
+	ret = dmeter_end(&m, c, "timerfd", d);
+out:
+	for (i = 0; i < made; i++)
+		close(fds[i]);
+	if (ep >= 0)
+		close(ep);
+	free(fds);
+	return ret;
+}
+
+/* Both implementations, both kinds, every rate, rotated per repetition. */
+static void run_deliver(void)
+{
+	static const char *const names[] = { "twheel", "timerfd" };
+	int q, kind, a, j;
+
+	for (q = 0; q < rates_count; q++) {
+		unsigned long rate = rates[q];
+
+		if (!rate)
+			continue;
+		for (kind = 0; kind < 2; kind++) {
+			double cpu[2][MAX_REPS], busy[2][MAX_REPS];
+			unsigned int ok[2] = { 0, 0 }, r;
+			struct dcase c = { .periodic = kind };
+
+			if (kind) {
+				c.period = (__u64)period_ms * 1000000ULL;
+				c.nt = rate * period_ms / 1000;
+			} else {
+				c.nt = rate * window_ms / 1000;
+			}
+			if (c.nt > nmax)
+				c.nt = nmax;
+			if (!c.nt)
+				c.nt = 1;
+			/* the rate stays: the period or the window shrinks */
+			if (kind)
+				c.period = (__u64)c.nt * 1000000000ULL / rate;
+			c.window = kind ? (__u64)window_ms * 1000000ULL :
+					  (__u64)c.nt * 1000000000ULL / rate;
+			for (r = 0; r < reps; r++)
+				for (j = 0; j < 2; j++) {
+					struct dres d;
+
+					a = (j + r) % 2;
+					if (!listed(impls, names[a]))
+						continue;
+					if (a ? deliver_timerfd(&c, &d) : deliver_twheel(&c, &d))
+						continue;
+					cpu[a][ok[a]] = d.cpu;
+					busy[a][ok[a]] = d.busy;
+					ok[a]++;
+				}
+			for (a = 0; a < 2; a++) {
+				emit("deliver", names[a], rate,
+				     kind ? "periodic_cpu" : "oneshot_cpu", cpu[a], ok[a]);
+				emit("deliver", names[a], rate,
+				     kind ? "periodic_busy" : "oneshot_busy", busy[a], ok[a]);
+			}
+		}
+	}
 }
 
 /* ---- driver ---------------------------------------------------------------------- */
@@ -754,37 +1262,38 @@ static void raise_limits(unsigned long nmax)
 	(void)buf;
 }
 
-static int run_one(int a, struct work *w, bool mem, struct result *res)
+static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 {
 	switch (a) {
 	case 0:
-		return run_twheel(w, 0, mem, res);
+		return run_twheel(w, 0, o, res);
 	case 1:
-		return run_twheel(w, 64, false, res);
+		return run_twheel(w, 64, o, res);
 	case 2:
-		return run_twheel(w, 4096, false, res);
+		return run_twheel(w, 4096, o, res);
 	case 3:
-		return run_timerfd(w, mem, res);
+		return run_timerfd(w, o, res);
 	case 4:
-		return run_posix(w, mem, res);
+		return run_posix(w, o, res);
 	default:
-		return run_uring(w, mem, res);
+		return run_uring(w, o, res);
 	}
 }
 
 static void print_usage(void)
 {
 	fprintf(stderr, "usage: twheel_ubench [-n N,...] [-i impl,...] [-r reps] [-s settle_s]\n"
-		"                     [-u uring_sample] [-p posix_max_n]\n");
+		"                     [-u uring_sample] [-p posix_max_n] [-e rate,...]\n"
+		"                     [-w window_ms] [-P period_ms]\n");
 	exit(2);
 }
 
 #define SYSCALL_LOOPS 100000
 
-/* Per-call cost of the bare system call paths, median over @reps. */
+/* Per-call cost of the bare system call paths, over @reps. */
 static void run_prims(void)
 {
-	double gp[32], nt[32];
+	double gp[MAX_REPS], nt[MAX_REPS];
 	unsigned int r, i;
 	__u64 t0;
 	int fd = open("/dev/twheel", O_RDWR | O_CLOEXEC);
@@ -810,32 +1319,46 @@ static void run_prims(void)
 	}
 	close(fd);
 	if (r == reps) {
-		emit("prims", "user", 0, "syscall_getppid", median(gp, reps));
-		emit("prims", "user", 0, "ioctl_enotty", median(nt, reps));
+		emit("prims", "user", 0, "syscall_getppid", gp, reps);
+		emit("prims", "user", 0, "ioctl_enotty", nt, reps);
 	}
 }
 
+/* Parse a comma-separated list of numbers into @v (at most @max). */
+static int parse_list(const char *arg, unsigned long *v, int max)
+{
+	const char *p;
+	char *end;
+	int k = 0;
+
+	for (p = arg; *p && k < max; p = end + (*end == ',')) {
+		v[k++] = strtoul(p, &end, 0);
+		if (end == p)
+			print_usage();
+	}
+	return k;
+}
+
+#define NIMPL 6
+
 int main(int argc, char **argv)
 {
-	static const char *const all[] = {
+	static const char *const all[NIMPL] = {
 		"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring"
 	};
-	bool warmed[6] = { false };
-	unsigned long nmax = 0;
-	int opt, k, a;
+	static double v[8][NIMPL][MAX_REPS];	/* by field of struct result */
+	static const char *const ops[8] = {
+		"arm", "rearm", "churn", "cancel", "create", "close",
+		"bytes_per_timer", "bytes_per_timer_memfree"
+	};
+	bool warmed[NIMPL] = { false };
+	int opt, k, a, f;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:i:r:s:u:p:")) != -1) {
-		char *p, *end;
-
+	while ((opt = getopt(argc, argv, "n:i:r:s:u:p:e:w:P:")) != -1) {
 		switch (opt) {
 		case 'n':
-			ns_count = 0;
-			for (p = optarg; *p && ns_count < 16; p = end + (*end == ',')) {
-				ns_list[ns_count++] = strtoul(p, &end, 0);
-				if (end == p)
-					print_usage();
-			}
+			ns_count = parse_list(optarg, ns_list, ARRAY_SIZE(ns_list));
 			break;
 		case 'i':
 			impls = optarg;
@@ -852,11 +1375,20 @@ int main(int argc, char **argv)
 		case 'p':
 			posix_max = strtoul(optarg, NULL, 0);
 			break;
+		case 'e':
+			rates_count = parse_list(optarg, rates, ARRAY_SIZE(rates));
+			break;
+		case 'w':
+			window_ms = strtoul(optarg, NULL, 0);
+			break;
+		case 'P':
+			period_ms = strtoul(optarg, NULL, 0);
+			break;
 		default:
 			print_usage();
 		}
 	}
-	if (!reps || reps > 32 || !uring_sample)
+	if (!reps || reps > MAX_REPS || !uring_sample || !window_ms || !period_ms)
 		print_usage();
 	for (k = 0; k < ns_count; k++)
 		if (ns_list[k] > nmax)
@@ -867,14 +1399,12 @@ int main(int argc, char **argv)
 
 	for (k = 0; k < ns_count; k++) {
 		unsigned long n = ns_list[k];
-		unsigned int rr = n >= 1000000 ? 1 : n >= 100000 ? (reps < 3 ? reps : 3) : reps;
+		unsigned int ok[NIMPL] = { 0 }, r;
+		int active[NIMPL], na = 0, j;
 
 		if (!n)
 			continue;
-		for (a = 0; a < (int)ARRAY_SIZE(all); a++) {
-			double arm[32], rea[32], can[32], cre[32], clo[32];
-			unsigned int r, ok = 0;
-
+		for (a = 0; a < NIMPL; a++) {
 			if (!listed(impls, all[a]))
 				continue;
 			if (a == 4 && n > posix_max) {
@@ -882,47 +1412,60 @@ int main(int argc, char **argv)
 				       n, posix_max);
 				continue;
 			}
+			active[na++] = a;
 			/* first use of each implementation: one discarded run */
 			if (!warmed[a]) {
-				struct result res;
+				struct result res = RESULT_NONE;
+				struct runopts o = { false, false };
 				struct work w;
 
 				warmed[a] = true;
 				work_make(&w, n < 1000 ? n : 1000);
-				run_one(a, &w, false, &res);
+				run_one(a, &w, o, &res);
 				work_free(&w);
 			}
-			for (r = 0; r < rr; r++) {
-				struct result res = { -1, -1, -1, -1, -1 };
+		}
+		/*
+		 * Every repetition runs every implementation, in an order
+		 * rotated by one from the repetition before, so that a slow
+		 * stretch of the host does not land on one of them only.
+		 */
+		for (r = 0; r < reps; r++)
+			for (j = 0; j < na; j++) {
+				struct result res = RESULT_NONE;
+				struct runopts o = { true, r == 0 };
 				struct work w;
-				int ret;
+				double *fld = &res.arm;
 
+				a = active[(j + r) % na];
 				work_make(&w, n);
-				ret = run_one(a, &w, r == 0, &res);
+				if (!run_one(a, &w, o, &res)) {
+					for (f = 0; f < 8; f++)
+						v[f][a][ok[a]] = fld[f];
+					ok[a]++;
+				}
 				work_free(&w);
-				if (ret)
-					break;
-				arm[ok] = res.arm;
-				rea[ok] = res.rearm;
-				can[ok] = res.cancel;
-				cre[ok] = res.create;
-				clo[ok] = res.close;
-				ok++;
 			}
-			if (!ok)
+		for (j = 0; j < na; j++) {
+			double ac[MAX_REPS];
+			unsigned int i;
+
+			a = active[j];
+			if (!ok[a])
 				continue;
-			emit("user", all[a], n, "arm", median(arm, ok));
-			emit("user", all[a], n, "cancel", median(can, ok));
-			emit("user", all[a], n, "arm_cancel",
-			     median(arm, ok) + median(can, ok));
-			if (rea[0] >= 0)
-				emit("user", all[a], n, "rearm", median(rea, ok));
-			if (cre[0] >= 0)
-				emit("user", all[a], n, "create", median(cre, ok));
-			if (clo[0] >= 0)
-				emit("user", all[a], n, "close", median(clo, ok));
+			for (i = 0; i < ok[a]; i++)
+				ac[i] = v[0][a][i] + v[3][a][i];
+			for (f = 0; f < 8; f++) {
+				if (isnan(v[f][a][0]))
+					continue;
+				emit(f >= 6 ? "mem" : "user", all[a], n, ops[f],
+				     v[f][a], ok[a]);
+				if (f == 3)
+					emit("user", all[a], n, "arm_cancel", ac, ok[a]);
+			}
 		}
 	}
+	run_deliver();
 	printf(PFX "done, %d error(s)\n", failures);
 	return failures ? 1 : 0;
 }

@@ -312,6 +312,9 @@ LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
  * then resubmits from the record that stopped it; if that record cannot
  * be processed either, it returns the kernel's errno with @b->done telling
  * exactly how far the kernel got, and calling it again resumes from there.
+ * (After an EFAULT on writing a record back, the CANCEL and MODIFY records
+ * of the same run of up to 32 beyond @b->done may have taken effect: see
+ * struct twheel_batch.  @b->ops in valid memory never causes one.)
  *
  * Return: the number of records processed by this call (all remaining
  * ones), or a negative errno with @b->done giving the exact progress.

@@ -8,6 +8,16 @@
  * Documentation/design.rst for why), plus what userspace needs back: its
  * cookie and the state of its pending event.
  *
+ * The timer table, events and batches: the DOC block below, which
+ * Documentation/design.rst includes.
+ *
+ * Locking, lifetimes and what QUERY and CANCEL report mid-callback: the
+ * DOC block below, which Documentation/design.rst includes.
+ */
+
+/**
+ * DOC: Timer table, events and batches
+ *
  * The timer table: a file's timers live in page-sized chunks (struct
  * twheel_uchunk), allocated as the file needs them, charged to the opener's
  * memory cgroup and kept until the file is closed.  An entry's index in
@@ -19,13 +29,15 @@
  * state that only periodic timers need (period, slack, overruns) sits in a
  * side array of the chunk, allocated with its first periodic timer: a
  * one-shot timer costs sizeof(struct twheel_utimer) plus its share of the
- * chunk header, a quarter of a timerfd's memory or less.
+ * chunk header (about 89 bytes on x86-64 without lockdep), a periodic one
+ * 40 bytes more.
  *
  * Events: the callback allocates nothing.  It links the timer itself onto
  * the context's ready list (or, if its previous event is still unread,
  * counts an overrun), so no expiration can be dropped for lack of memory.
  * The list is linked by table index, not by pointers, to keep entries
- * small.  read() takes events off that list.  A one-shot timer ends when
+ * small.  read() takes events off that list and copies them out through
+ * its stack, so it allocates nothing either.  A one-shot timer ends when
  * its event has been copied out; a periodic one re-arms from its callback,
  * counting the periods a late tick skipped as overruns.
  *
@@ -33,14 +45,19 @@
  * structure's size, the size of its first version and its handler; one
  * copy-in extends or checks the caller's structure (iommufd's
  * copy_struct_from_user() scheme) and the handler copies its answer out.
- * A batch works on runs of records: it copies a run in, looks the handles
- * up, takes the per-user charge once, then arms and cancels the whole run
- * under one lock of the base and one clock reading (facility.c's
- * twheel_batch_begin()), and writes back only what userspace needs: the
- * handles of new timers and the results of records that failed.
  *
- * Locking, lifetimes and what QUERY and CANCEL report mid-callback: the
- * DOC block below, which Documentation/design.rst includes.
+ * Batches work on runs of up to 32 records.  A run is copied in, its
+ * handles are looked up (a CANCEL claims its timer, so that a later record
+ * of the batch finds it gone), its ARMs are charged to the user at once
+ * and take table entries; then the whole run is armed, stopped and
+ * re-armed under one lock of this CPU's base and one clock reading
+ * (facility.c's twheel_batch_begin()), and only what userspace needs is
+ * written back: the handles of new timers and the results of records that
+ * failed.  What cannot be done under that lock -- a timer on another base,
+ * one whose callback runs, a MODIFY whose timer has an event to withdraw
+ * -- takes the single-timer path after it.  Near the per-user limit, where
+ * a CANCEL must give room to a later ARM, the run is processed one record
+ * at a time.  A batch of MODIFY and CANCEL records allocates nothing.
  */
 
 /**

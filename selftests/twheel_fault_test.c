@@ -619,9 +619,9 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 /* ---- read ---- */
 
 /*
- * read() allocates nothing (events pass through its stack), so it cannot
- * fail for memory: the first allocation after fail-nth = 1 is never
- * reached, and all events arrive.
+ * read() allocates nothing (events pass through a buffer of the file), so
+ * it cannot fail for memory: the first allocation after fail-nth = 1 is
+ * never reached, and all events arrive.
  */
 TEST_F_TIMEOUT(fault, read_allocates_nothing, 120)
 {

@@ -37,7 +37,7 @@
  * counts an overrun), so no expiration can be dropped for lack of memory.
  * The list is linked by table index, not by pointers, to keep entries
  * small.  read() takes events off that list and copies them out through
- * its stack, so it allocates nothing either.  A one-shot timer ends when
+ * a buffer of the file, so it allocates nothing either.  A one-shot timer ends when
  * its event has been copied out; a periodic one re-arms from its callback,
  * counting the periods a late tick skipped as overruns.
  *
@@ -69,9 +69,9 @@
  * stalls no ioctl.  @lock (taken in the callback, softirq) protects the
  * ready list, the event fields and the table's chunk array (the callback
  * follows ready-list links through it; the array is only replaced, under
- * the mutex and @lock, when it grows).  Order: mutex -> lock -> the lock of
- * the timer's wheel base, and lock -> the wait queue's lock (wake-ups
- * happen under @lock).  Cancel and modify stop the timer with only the
+ * the mutex and @lock, when it grows).  Order: @read_mutex (readers
+ * only) -> mutex -> lock -> the lock of the timer's wheel base, and lock ->
+ * the wait queue's lock (wake-ups happen under @lock).  Cancel and modify stop the timer with only the
  * mutex held: in a batch under its base's lock when its callback is not
  * running, else with twheel_timer_shutdown_sync()/cancel_sync(), so a
  * running callback finishes first and cannot re-queue a withdrawn event.
@@ -119,7 +119,7 @@
 /* Limits and sizes of the userspace API. */
 #define TWHEEL_MAX_BATCH	65536	/* records per TWHEEL_IOC_BATCH */
 #define TWHEEL_BATCH_RUN	32	/* records per lock hold in a batch */
-#define TWHEEL_READ_CHUNK	16	/* events per copy in read() (stack) */
+#define TWHEEL_READ_CHUNK	32	/* events per copy in read() */
 
 static unsigned long twheel_max_timers_per_fd;
 static unsigned long twheel_max_timers_per_user;
@@ -190,6 +190,9 @@ struct twheel_batch_run {
  * @user:     the opener, charged for every timer of the file
  * @batch:    a batch's run of records: part of the file, so that a batch
  *            of MODIFY and CANCEL records allocates nothing
+ * @read_mutex: serialises readers, owners of @revs and @rseqs
+ * @revs:     events on their way out, part of the file for the same reason
+ * @rseqs:    the arming of each periodic one in @revs
  */
 struct twheel_ctx {
 	struct mutex mutex;	/* serialises ioctls and read() */
@@ -208,6 +211,9 @@ struct twheel_ctx {
 	u64 tick_ns;
 	struct twheel_user *user;
 	struct twheel_batch_run batch;
+	struct mutex read_mutex;	/* serialises readers */
+	struct twheel_event revs[TWHEEL_READ_CHUNK];
+	u32 rseqs[TWHEEL_READ_CHUNK];
 };
 
 /* struct twheel_utimer flags, changed under the mutex */
@@ -933,11 +939,14 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
  * single-timer path, and so is a MODIFY whose timer has an unread event:
  * that is withdrawn under @ctx->lock, which nests outside the base lock.
  * @queued is stable here: the callback is not running and read() is
- * excluded by the mutex.
+ * excluded by the mutex.  The pass ends at such a record, which the caller
+ * completes before the later records are done, so that they see its
+ * effect (a later CANCEL of the same timer must not shut it down under a
+ * MODIFY still to come).  Returns the end of the records it went through.
  */
-static void twheel_batch_locked(struct twheel_ctx *ctx,
-				struct twheel_batch_run *run,
-				unsigned int from, unsigned int to)
+static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
+					struct twheel_batch_run *run,
+					unsigned int from, unsigned int to)
 {
 	struct twheel_batch_lock bl;
 	unsigned int i;
@@ -976,8 +985,13 @@ static void twheel_batch_locked(struct twheel_ctx *ctx,
 			break;
 		}
 		run->state[i] = ret ? TWHEEL_REC_SLOW : TWHEEL_REC_DONE;
+		if (ret) {
+			i++;
+			break;
+		}
 	}
 	twheel_batch_end(&bl);
+	return i;
 }
 
 /* Third pass, for one record: what the base lock did not finish. */
@@ -1018,6 +1032,14 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 		break;
 	}
 	return ret;
+}
+
+/* Do what is left of a record now, before the records after it. */
+static void twheel_batch_complete(struct twheel_ctx *ctx,
+				  struct twheel_batch_run *run, unsigned int i)
+{
+	run->ret[i] = twheel_batch_finish(ctx, run, i);
+	run->state[i] = run->ret[i] ? TWHEEL_REC_FAILED : TWHEEL_REC_DONE;
 }
 
 /*
@@ -1086,7 +1108,11 @@ static unsigned int twheel_batch_process(struct twheel_ctx *ctx,
 		arms += run->ops[i].op == TWHEEL_OP_ARM;
 	if (!arms || !twheel_charge(ctx, arms)) {
 		end = twheel_batch_prepare(ctx, run, from, to, arms);
-		twheel_batch_locked(ctx, run, from, end);
+		for (i = from; i < end; ) {
+			i = twheel_batch_locked(ctx, run, i, end);
+			if (run->state[i - 1] == TWHEEL_REC_SLOW)
+				twheel_batch_complete(ctx, run, i - 1);
+		}
 		return end;
 	}
 	for (i = from; i < to; i++) {
@@ -1095,8 +1121,7 @@ static unsigned int twheel_batch_process(struct twheel_ctx *ctx,
 			return i;
 		twheel_batch_locked(ctx, run, i, end);
 		/* what the record changed must be seen by the next one */
-		run->ret[i] = twheel_batch_finish(ctx, run, i);
-		run->state[i] = run->ret[i] ? TWHEEL_REC_FAILED : TWHEEL_REC_DONE;
+		twheel_batch_complete(ctx, run, i);
 	}
 	return to;
 }
@@ -1423,15 +1448,17 @@ static bool twheel_has_events(struct twheel_ctx *ctx)
 /*
  * The mutex is held to take events and to finish their delivery, but not
  * across copy_to_user(): a buffer that faults slowly (userfaultfd, a
- * network file mapping) must not stall the file's ioctls.  The events
- * pass through the stack, a few at a time, so read() allocates nothing.
+ * network file mapping) must not stall the file's ioctls.  It only stalls
+ * other readers of the file: the events pass through the file's own
+ * buffer, a run at a time, which @read_mutex gives to one reader.  So
+ * read() allocates nothing.
  */
 static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			   loff_t *ppos)
 {
 	struct twheel_ctx *ctx = file->private_data;
-	struct twheel_event evs[TWHEEL_READ_CHUNK];
-	u32 seqs[TWHEEL_READ_CHUNK];
+	struct twheel_event *evs = ctx->revs;
+	u32 *seqs = ctx->rseqs;
 	ssize_t done = 0;
 	int ret;
 
@@ -1450,6 +1477,8 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 				return ret;
 		}
 
+		if (mutex_lock_interruptible(&ctx->read_mutex))
+			return done ?: -EINTR;
 		while (count - done >= sizeof(*evs)) {
 			unsigned int want = min_t(size_t, TWHEEL_READ_CHUNK,
 						  (count - done) / sizeof(*evs));
@@ -1468,10 +1497,13 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			else
 				twheel_deliver_events(ctx, evs, n);
 			mutex_unlock(&ctx->mutex);
-			if (left)
+			if (left) {
+				mutex_unlock(&ctx->read_mutex);
 				return done ?: -EFAULT;
+			}
 			done += n * sizeof(*evs);
 		}
+		mutex_unlock(&ctx->read_mutex);
 		if (done)
 			break;
 	}
@@ -1548,6 +1580,7 @@ static int twheel_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	}
 	mutex_init(&ctx->mutex);
+	mutex_init(&ctx->read_mutex);
 	spin_lock_init(&ctx->lock);
 	init_waitqueue_head(&ctx->wq);
 	/*
@@ -1592,6 +1625,7 @@ static int twheel_release(struct inode *inode, struct file *file)
 	kvfree(ctx->chunks);
 	twheel_uncharge(ctx, ctx->count);
 	twheel_user_put(ctx->user);
+	mutex_destroy(&ctx->read_mutex);
 	mutex_destroy(&ctx->mutex);
 	kfree(ctx);
 	return 0;

@@ -40,6 +40,13 @@ fi
 
 /selftests/twheel_stress -n "$STRESS_N" -j 4 -f 1 -d 2000 -i >/tmp/stress.out 2>&1 &
 pid=$!
+# The stress arms its timers in well under a second: toggle once cpu1's
+# base holds some of them (or after 5 s, which the checks below report).
+i=0
+while [ "$i" -lt 50 ] && [ "$(cpu1_pending)" = 0 ] && kill -0 "$pid" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
 toggles=0
 stray=0
 loaded=0

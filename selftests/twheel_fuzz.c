@@ -457,8 +457,15 @@ static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind
  */
 static uint64_t size_errors(int kind, int skind)
 {
+	/*
+	 * Straddling the end of the readable memory: what the kernel reads
+	 * before it faults may already be wrong (a short size, a non-zero
+	 * byte of an unknown tail).
+	 */
 	if (!readable(kind))
-		return B(EFAULT) | (kind == A_STRADDLE && skind == SZ_SHORT ? B(EINVAL) : 0);
+		return B(EFAULT) |
+		       (kind == A_STRADDLE && skind == SZ_SHORT ? B(EINVAL) : 0) |
+		       (kind == A_STRADDLE && skind == SZ_LONGX ? B(E2BIG) : 0);
 	if (skind == SZ_SHORT)
 		return B(EINVAL);
 	if (skind == SZ_LONGX)
@@ -867,7 +874,14 @@ static void do_batch(struct fz *z)
 		allowed = B(E2BIG);
 	else if (!count)
 		allowed = writable(skind) ? OK : B(EFAULT);
-	else if (okind == A_RO || !want)
+	else if (okind == A_RO)
+		/*
+		 * Outputs cannot be written: the batch stops at the first
+		 * record that has one (an ARM, a failure), after the records
+		 * before it, which write nothing.
+		 */
+		allowed = OK | B(EFAULT);
+	else if (!want)
 		allowed = B(EFAULT);	/* the first record could not be done */
 	else
 		allowed = OK | B(ENOMEM);
@@ -882,6 +896,16 @@ static void do_batch(struct fz *z)
 	}
 	if (err || !(allowed & OK))
 		goto out;
+	if (okind == A_RO) {
+		/* none of the records it did had an output: no ARM among them */
+		for (i = 0; i < nrec && i < ret; i++)
+			if (in[i].op == TWHEEL_OP_ARM)
+				break;
+		if (ret > nrec || i < ret)
+			viol("BATCH of %u read-only records returned %ld (ARM at %u)",
+			     nrec, ret, i);
+		goto out;
+	}
 
 	/* processed: exactly the readable records; only ENOMEM stops early */
 	if (ret != want) {

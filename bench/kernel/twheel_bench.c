@@ -46,10 +46,15 @@
  * tick      N timers an hour out on a private wheel: hrtimer wakeups/s,
  *           longest slot walked, and the time spent in the wheel's tick
  *           handler (a kretprobe on twheel_tick, when it can be placed).
+ *           Each repetition builds a fresh wheel per N (N rotated).
  * wakeups   wakeups/s of an empty private wheel and of one holding a
- *           single timer 10 s out (twheel_get_stats()).
+ *           single timer 10 s out (twheel_get_stats()); each repetition
+ *           runs the three cases on fresh wheels, rotated.
  * mixed     a Ratas-style mix of short, long and medium timers driven for
- *           @mix_ms, with and without slack: ops/s.
+ *           @mix_ms, with and without slack: ops/s; each repetition runs
+ *           every case, rotated.
+ * Every suite repeats @reps times; the intervals (tick_ms, wake_ms,
+ * mix_ms) are per repetition.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -145,11 +150,11 @@ MODULE_PARM_DESC(tw_budget, "Tick, log2 slots and budget of the private wheels")
 
 static uint tick_ms = 2000;
 module_param(tick_ms, uint, 0444);
-MODULE_PARM_DESC(tick_ms, "Measuring interval of the tick suite");
+MODULE_PARM_DESC(tick_ms, "Measuring interval of the tick suite, per repetition");
 
 static uint wake_ms = 8000;
 module_param(wake_ms, uint, 0444);
-MODULE_PARM_DESC(wake_ms, "Measuring interval of the wakeups suite (< 10 s)");
+MODULE_PARM_DESC(wake_ms, "Measuring interval of the wakeups suite, per repetition and case (< 10 s)");
 
 static uint mix_n = 10000;
 module_param(mix_n, uint, 0444);
@@ -157,7 +162,7 @@ static uint mix_ms = 2000;
 module_param(mix_ms, uint, 0444);
 static uint mix_slack_pct = 12;
 module_param(mix_slack_pct, uint, 0444);
-MODULE_PARM_DESC(mix_slack_pct, "Mixed suite: timers, duration, slack as % of the delay");
+MODULE_PARM_DESC(mix_slack_pct, "Mixed suite: timers, duration per repetition, slack as % of the delay");
 
 static char *mix_variants = "plain,slack";
 module_param(mix_variants, charp, 0444);
@@ -1338,22 +1343,28 @@ static u64 wakeups_over(unsigned int ms, u64 *el)
 	return s1.wakeups - s0.wakeups;
 }
 
-static void tick_case(unsigned long n)
+/* One repetition of a tick case: what tick_one() measured. */
+struct tick_res {
+	u64 cold, warm, max_slot;	/* milli-units */
+	u64 raw, net, mean, cpu;	/* milli-units; only if probed */
+	bool probed;
+};
+
+/*
+ * One repetition at @n: a fresh private wheel, @n timers an hour out,
+ * the cold interval, one expiry, the warm interval, teardown.  @arr and
+ * @off hold at least @n + 1 entries.
+ */
+static int tick_one(unsigned long n, union btimer *arr, u32 *off,
+		    struct tick_res *res)
 {
 	struct twheel_stats st;
-	union btimer *arr;
 	unsigned long i;
 	u64 el, w;
-	u32 *off;
 	int cnt;
 
-	arr = vzalloc(array_size(n + 1, sizeof(*arr)));
-	off = vmalloc(array_size(n + 1, sizeof(*off)));
-	if (!arr || !off || wheel_get()) {
-		vfree(arr);
-		vfree(off);
-		return;
-	}
+	if (wheel_get())
+		return -ENOMEM;
 	cb_mode = CB_COUNT;
 	atomic_long_set(&cb_count, 0);
 	/* an hour out, spread over a minute: every slot holds N/slots timers */
@@ -1367,7 +1378,7 @@ static void tick_case(unsigned long n)
 
 	/* cold: only armed, the hrtimer waits for the earliest key */
 	w = wakeups_over(tick_ms / 2, &el);
-	emit("tick", "twheel", n, "wakeups_per_s_cold", rate(w, el));
+	res->cold = rate(w, el);
 
 	/* warm: after one expiry the wheel visits every occupied slot */
 	wheel_kick(&arr[n]);
@@ -1376,75 +1387,163 @@ static void tick_case(unsigned long n)
 	w = wakeups_over(tick_ms, &el);
 	cnt = atomic_read(&tick_nsamples);
 	twheel_get_stats(cur_wheel, &st);
-	emit("tick", "twheel", n, "wakeups_per_s", rate(w, el));
-	emit("tick", "twheel", n, "max_slot", st.max_slot * 1000);
-	if (tick_probe_ok && cnt) {
+	res->warm = rate(w, el);
+	res->max_slot = (u64)st.max_slot * 1000;
+	res->probed = tick_probe_ok && cnt;
+	if (res->probed) {
 		u64 med = median(tick_samples, min(cnt, TICK_SAMPLES));
 
-		emit("tick", "twheel", n, "ns_per_tick_raw", med * 1000);
-		emit("tick", "twheel", n, "ns_per_tick",
-		     (med > probe_overhead ? med - probe_overhead : 0) * 1000);
-		emit("tick", "twheel", n, "mean_ns_per_tick",
-		     per(atomic64_read(&tick_sum), cnt));
+		res->raw = med * 1000;
+		res->net = (med > probe_overhead ? med - probe_overhead : 0) * 1000;
+		res->mean = per(atomic64_read(&tick_sum), cnt);
 		/* ns of tick handler per second of wall time */
-		emit("tick", "twheel", n, "cpu_ns_per_s",
-		     rate(max_t(s64, 0, atomic64_read(&tick_sum) -
-				(s64)(cnt * probe_overhead)), el));
+		res->cpu = rate(max_t(s64, 0, atomic64_read(&tick_sum) -
+				      (s64)(cnt * probe_overhead)), el);
 	}
 	teardown(IMPL_TWHEEL, arr, n);
 	wheel_put();
-	vfree(arr);
+	return 0;
+}
+
+/*
+ * emit_v() of one u64 field of the repetitions @res[0..nr), only of those
+ * the kretprobe saw if @probed_only.
+ */
+#define TICK_EMIT(n, op, res, nr, field, probed_only)			\
+	do {								\
+		const struct tick_res *res_ = (res);			\
+		unsigned int r_, m_ = 0;				\
+		u64 v_[MAX_REPS];					\
+									\
+		for (r_ = 0; r_ < (nr); r_++)				\
+			if (!(probed_only) || res_[r_].probed)		\
+				v_[m_++] = res_[r_].field;		\
+		emit_v("tick", "twheel", n, op, v_, m_);		\
+	} while (0)
+
+/*
+ * @reps repetitions; each runs every N once, in an order rotated by one
+ * from the repetition before, so that a slow stretch of the host lands
+ * on different N in different repetitions.
+ */
+static void tick_suite(void)
+{
+	struct tick_res (*res)[MAX_REPS];
+	unsigned int r, j, ok[ARRAY_SIZE(ns)] = {};
+	unsigned long nmax = 0;
+	union btimer *arr;
+	u32 *off;
+	int k;
+
+	for (k = 0; k < ns_count; k++)
+		nmax = max(nmax, ns[k]);
+	arr = vzalloc(array_size(nmax + 1, sizeof(*arr)));
+	off = vmalloc(array_size(nmax + 1, sizeof(*off)));
+	res = kcalloc(ARRAY_SIZE(ns), sizeof(*res), GFP_KERNEL);
+	if (!arr || !off || !res || !ns_count)
+		goto out;
+	for (r = 0; r < reps; r++)
+		for (j = 0; j < ns_count; j++) {
+			k = (r + j) % ns_count;
+			if (ns[k] && !tick_one(ns[k], arr, off, &res[k][ok[k]]))
+				ok[k]++;
+		}
+	for (k = 0; k < ns_count; k++) {
+		unsigned long n = ns[k];
+
+		if (!ok[k])
+			continue;
+		TICK_EMIT(n, "wakeups_per_s_cold", res[k], ok[k], cold, false);
+		TICK_EMIT(n, "wakeups_per_s", res[k], ok[k], warm, false);
+		TICK_EMIT(n, "max_slot", res[k], ok[k], max_slot, false);
+		/* the handler's time, from the repetitions the probe saw */
+		TICK_EMIT(n, "ns_per_tick_raw", res[k], ok[k], raw, true);
+		TICK_EMIT(n, "ns_per_tick", res[k], ok[k], net, true);
+		TICK_EMIT(n, "mean_ns_per_tick", res[k], ok[k], mean, true);
+		TICK_EMIT(n, "cpu_ns_per_s", res[k], ok[k], cpu, true);
+	}
+out:
+	kfree(res);
 	vfree(off);
+	vfree(arr);
 }
 
 /* ---- suite: wakeups ------------------------------------------------------------ */
 
+enum { WAKE_EMPTY, WAKE_ONE_COLD, WAKE_ONE_WARM, WAKE_NR };
+
 /*
- * n = 0: an empty wheel, after a timer fired on it (the wheel went idle).
- * n = 1: one timer 10 s out, measured before it fires: cold (the timer was
- * the first thing armed on a fresh wheel) and warm (armed right after
- * another timer fired, so the handler follows the occupied slot, once
- * per revolution).
+ * One repetition of case @c, on a fresh private wheel; *@res = wakeups
+ * per second (milli-units).
+ * WAKE_EMPTY: an empty wheel, after a timer fired on it (the wheel went
+ * idle).  WAKE_ONE_COLD, WAKE_ONE_WARM: one timer 10 s out, measured
+ * before it fires: cold (the timer was the first thing armed on a fresh
+ * wheel) and warm (armed right after another timer fired, so the handler
+ * follows the occupied slot, once per revolution).
  */
-static void wakeups_case(unsigned int n)
+static int wakeups_one(unsigned int c, union btimer *t, u64 *res)
 {
-	union btimer *t;
 	u64 el, w;
 
-	t = kcalloc(2, sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return;
-	if (wheel_get()) {
-		kfree(t);
-		return;
-	}
+	if (wheel_get())
+		return -ENOMEM;
 	cb_mode = CB_COUNT;
-	if (!n) {
+	switch (c) {
+	case WAKE_EMPTY:
 		wheel_kick(&t[1]);
 		w = wakeups_over(wake_ms, &el);
-		emit("wakeups", "twheel", 0, "wakeups_per_s", rate(w, el));
-	} else {
+		break;
+	case WAKE_ONE_COLD:
 		twheel_timer_setup(&t->tw, cur_wheel, cb_tw, 0);
 		twheel_timer_start(&t->tw, 10 * NSEC_PER_SEC, 0, TWHEEL_MODE_REL);
 		w = wakeups_over(wake_ms, &el);
-		emit("wakeups", "twheel", 1, "wakeups_per_s", rate(w, el));
 		twheel_timer_shutdown_sync(&t->tw);
-		wheel_put();
-		if (wheel_get()) {
-			kfree(t);
-			return;
-		}
+		break;
+	default:
 		twheel_timer_setup(&t[1].tw, cur_wheel, cb_tw, 0);
 		twheel_timer_setup(&t->tw, cur_wheel, cb_tw, 0);
 		twheel_timer_start(&t[1].tw, 2 * NSEC_PER_MSEC, 0, TWHEEL_MODE_REL);
 		twheel_timer_start(&t->tw, 10 * NSEC_PER_SEC, 0, TWHEEL_MODE_REL);
 		msleep(30);
 		w = wakeups_over(wake_ms, &el);
-		emit("wakeups", "twheel", 1, "wakeups_per_s_warm", rate(w, el));
 		twheel_timer_shutdown_sync(&t->tw);
 		twheel_timer_shutdown_sync(&t[1].tw);
+		break;
 	}
 	wheel_put();
+	*res = rate(w, el);
+	return 0;
+}
+
+/* @reps repetitions of the three cases, their order rotated. */
+static void wakeups_suite(void)
+{
+	static const struct {
+		unsigned int n;
+		const char *op;
+	} wc[WAKE_NR] = {
+		[WAKE_EMPTY] = { 0, "wakeups_per_s" },
+		[WAKE_ONE_COLD] = { 1, "wakeups_per_s" },
+		[WAKE_ONE_WARM] = { 1, "wakeups_per_s_warm" },
+	};
+	unsigned int r, j, c, ok[WAKE_NR] = {};
+	u64 (*v)[MAX_REPS];
+	union btimer *t;
+
+	t = kcalloc(2, sizeof(*t), GFP_KERNEL);
+	v = kcalloc(WAKE_NR, sizeof(*v), GFP_KERNEL);
+	if (!t || !v)
+		goto out;
+	for (r = 0; r < reps; r++)
+		for (j = 0; j < WAKE_NR; j++) {
+			c = (r + j) % WAKE_NR;
+			if (!wakeups_one(c, t, &v[c][ok[c]]))
+				ok[c]++;
+		}
+	for (c = 0; c < WAKE_NR; c++)
+		emit_v("wakeups", "twheel", wc[c].n, wc[c].op, v[c], ok[c]);
+out:
+	kfree(v);
 	kfree(t);
 }
 
@@ -1511,7 +1610,12 @@ static void mix_fired(union btimer *t)
 		NSEC_PER_MSEC, false);
 }
 
-static void mixed_case(int impl, unsigned int slack_pct, const char *label)
+/* One repetition of a mixed case, in milli-units. */
+struct mix_res {
+	u64 ops_per_s, ns_per_op, fires_per_s, wakeups_per_s;
+};
+
+static int mixed_case(int impl, unsigned int slack_pct, struct mix_res *res)
 {
 	unsigned long n = mix_n & ~3U, i, per_class = n / 4, main_ops = 0;
 	u64 short_touched = 0, short_allowed;
@@ -1524,8 +1628,9 @@ static void mixed_case(int impl, unsigned int slack_pct, const char *label)
 	mix_exp = vzalloc(array_size(n, sizeof(u64)));
 	if (!arr || !mix_exp || (impl == IMPL_TWHEEL && wheel_get())) {
 		vfree(mix_exp);
+		mix_exp = NULL;
 		vfree(arr);
-		return;
+		return -ENOMEM;
 	}
 	mix_impl = impl;
 	mix_per = per_class;
@@ -1615,16 +1720,78 @@ static void mixed_case(int impl, unsigned int slack_pct, const char *label)
 	if (impl == IMPL_TWHEEL)
 		wheel_put();
 
-	emit("mixed", label, n, "ops_per_s", rate(main_ops + fires, el));
-	emit("mixed", label, n, "ns_per_op", per(el, main_ops));
-	emit("mixed", label, n, "fires_per_s", rate(fires, el));
-	if (impl == IMPL_TWHEEL)
-		emit("mixed", label, n, "wakeups_per_s",
-		     rate(s1.wakeups - s0.wakeups, el));
+	res->ops_per_s = rate(main_ops + fires, el);
+	res->ns_per_op = per(el, main_ops);
+	res->fires_per_s = rate(fires, el);
+	res->wakeups_per_s = rate(s1.wakeups - s0.wakeups, el);
 	vfree(mix_exp);
 	mix_exp = NULL;
 	cur_arr = NULL;
 	vfree(arr);
+	return 0;
+}
+
+/* emit_v() of one field of the repetitions @res[0..nr) of a mixed case */
+#define MIX_EMIT(label, op, res, nr, field)				\
+	do {								\
+		unsigned int r_, nr_ = (nr);				\
+		u64 v_[MAX_REPS];					\
+									\
+		for (r_ = 0; r_ < nr_; r_++)				\
+			v_[r_] = (res)[r_].field;			\
+		emit_v("mixed", label, mix_n & ~3U, op, v_, nr_);	\
+	} while (0)
+
+/*
+ * @reps repetitions; each runs every wanted case once (twheel and hrtimer
+ * without and with slack, timer_list), in an order rotated by one from
+ * the repetition before.
+ */
+static void mixed_suite(const bool *want)
+{
+	static const struct {
+		const char *label;
+		int impl;
+		bool slack;
+	} mc[] = {	/* timer_list has its own built-in slack: one case */
+		{ "twheel", IMPL_TWHEEL, false },
+		{ "twheel_slack", IMPL_TWHEEL, true },
+		{ "hrtimer", IMPL_HR, false },
+		{ "hrtimer_slack", IMPL_HR, true },
+		{ "timer_list", IMPL_TL, false },
+	};
+	bool plain = listed(mix_variants, "plain");
+	bool slack = listed(mix_variants, "slack");
+	unsigned int r, j, c, nc = 0, idx[ARRAY_SIZE(mc)], ok[ARRAY_SIZE(mc)] = {};
+	struct mix_res (*res)[MAX_REPS];
+
+	for (c = 0; c < ARRAY_SIZE(mc); c++)
+		if (want[mc[c].impl] && (mc[c].slack ? slack : plain))
+			idx[nc++] = c;
+	if (!nc)
+		return;
+	res = kcalloc(ARRAY_SIZE(mc), sizeof(*res), GFP_KERNEL);
+	if (!res)
+		return;
+	for (r = 0; r < reps; r++)
+		for (j = 0; j < nc; j++) {
+			c = idx[(r + j) % nc];
+			if (!mixed_case(mc[c].impl, mc[c].slack ? mix_slack_pct : 0,
+					&res[c][ok[c]]))
+				ok[c]++;
+		}
+	for (j = 0; j < nc; j++) {
+		c = idx[j];
+		if (!ok[c])
+			continue;
+		MIX_EMIT(mc[c].label, "ops_per_s", res[c], ok[c], ops_per_s);
+		MIX_EMIT(mc[c].label, "ns_per_op", res[c], ok[c], ns_per_op);
+		MIX_EMIT(mc[c].label, "fires_per_s", res[c], ok[c], fires_per_s);
+		if (mc[c].impl == IMPL_TWHEEL)
+			MIX_EMIT(mc[c].label, "wakeups_per_s", res[c], ok[c],
+				 wakeups_per_s);
+	}
+	kfree(res);
 }
 
 /* ---- helpers of the spread, late and ratas suites ------------------------------- */
@@ -2446,8 +2613,7 @@ static int __init bench_init(void)
 						min(atomic_read(&tick_nsamples), TICK_SAMPLES));
 			emit("tick", "probe", 0, "probe_overhead_ns", probe_overhead * 1000);
 		}
-		for (k = 0; k < ns_count; k++)
-			tick_case(ns[k]);
+		tick_suite();
 		if (tick_probe_ok)
 			unregister_kretprobe(&tick_probe);
 		vfree(tick_samples);
@@ -2456,28 +2622,13 @@ static int __init bench_init(void)
 
 	suite_time("tick", &ts);
 
-	if (listed(suites, "wakeups")) {
-		wakeups_case(0);
-		wakeups_case(1);
-	}
+	if (listed(suites, "wakeups"))
+		wakeups_suite();
 
 	suite_time("wakeups", &ts);
 
-	if (listed(suites, "mixed")) {
-		bool plain = listed(mix_variants, "plain");
-		bool slack = listed(mix_variants, "slack");
-
-		if (want[IMPL_TWHEEL] && plain)
-			mixed_case(IMPL_TWHEEL, 0, "twheel");
-		if (want[IMPL_TWHEEL] && slack)
-			mixed_case(IMPL_TWHEEL, mix_slack_pct, "twheel_slack");
-		if (want[IMPL_HR] && plain)
-			mixed_case(IMPL_HR, 0, "hrtimer");
-		if (want[IMPL_HR] && slack)
-			mixed_case(IMPL_HR, mix_slack_pct, "hrtimer_slack");
-		if (want[IMPL_TL] && plain)
-			mixed_case(IMPL_TL, 0, "timer_list");
-	}
+	if (listed(suites, "mixed"))
+		mixed_suite(want);
 
 	suite_time("mixed", &ts);
 

@@ -10,7 +10,7 @@
 #   W=1 rt61     the modules for Debian's PREEMPT_RT 6.1 headers
 #                (linux-headers-rt-amd64), with the delay points: the RT
 #                branches of the facility (expiry lock) compile only there
-#   shell        shellcheck over the harness scripts
+#   shell        shellcheck over the harness and benchmark scripts
 # checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
 # (scripts/kernels.sh source), so their data files (spelling.txt,
 # const_structs.checkpatch) sit next to them as they expect.
@@ -121,7 +121,8 @@ rt_kdir() {
 lint_shellcheck() {
 	local files=()
 	mapfile -t files < <(git ls-files -co --exclude-standard -- \
-		'scripts/*.sh' 'scripts/vm/*' 'scripts/plans/*.sh' '.ci/run' | sort -u)
+		'scripts/*.sh' 'scripts/vm/*' 'scripts/plans/*.sh' '.ci/run' \
+		'bench/*.sh' | sort -u)
 	echo "shellcheck -x ${files[*]}"
 	shellcheck -x "${files[@]}"
 }

@@ -71,10 +71,11 @@
  * follows ready-list links through it; the array is only replaced, under
  * the mutex and @lock, when it grows).  Order: @read_mutex (readers
  * only) -> mutex -> lock -> the lock of the timer's wheel base, and lock ->
- * the wait queue's lock (wake-ups happen under @lock).  Cancel and modify stop the timer with only the
- * mutex held: in a batch under its base's lock when its callback is not
- * running, else with twheel_timer_shutdown_sync()/cancel_sync(), so a
- * running callback finishes first and cannot re-queue a withdrawn event.
+ * the wait queue's lock (wake-ups happen under @lock).  Cancel and modify
+ * stop the timer with only the mutex held: in a batch under its base's
+ * lock when its callback is not running, else with
+ * twheel_timer_shutdown_sync()/cancel_sync(), so a running callback
+ * finishes first and cannot re-queue a withdrawn event.
  *
  * Lifetimes: release() runs when no ioctl or read() can, and stops every
  * live timer before freeing the table and the context.  A one-shot timer

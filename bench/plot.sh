@@ -12,7 +12,7 @@
 #   bench-kernel.png     in-kernel ns per op vs N: start+cancel, modify,
 #                        fire, per-tick bookkeeping
 #   bench-setcancel.png  Costello & Varghese's figure: 10,000 set/cancel
-#                        pairs vs outstanding timers
+#                        pairs vs outstanding timers, their range and to 10^6
 #   bench-user.png       userspace arm+cancel ns per timer vs N, and
 #                        kernel memory per timer
 #   bench-expiry.png     CPU time of the expiry path per timer (fire_cpu)
@@ -103,17 +103,33 @@ plot "$d/tick-twheel-wakeups_per_s.dat" t "after a timer fired" lw 2, \
 unset multiplot
 
 set output "$outdir/bench-setcancel.png"
-set terminal pngcairo size 900,600 font "sans,10"
+set terminal pngcairo size 1200,500 font "sans,10"
+set multiplot layout 1,2 title "Elapsed time for 10,000 set/cancel pairs vs outstanding timers (after Costello and Varghese; stock 6.1 in qemu TCG)"
 unset logscale x
 unset logscale y
 set format x "%g"
+set xrange [0:10000]
 set yrange [0:*]
-set title "Elapsed time for 10,000 set/cancel pairs vs outstanding timers\\n(after Costello and Varghese; stock 6.1 in qemu TCG)"
+set title "their range, linear"
+set xlabel "timers outstanding"
 set ylabel "ms per 10,000 pairs"
 plot "$d/setcancel-sorted-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "sorted list (Scheme 2, BSD callout)", \
-     "$d/setcancel-twheel-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "twheel (Scheme 6)" lw 2, \
+     "$d/setcancel-twheel-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "twheel" lw 2, \
      "$d/setcancel-timer_list-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "timer\\\\_list", \
      "$d/setcancel-hrtimer-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "hrtimer"
+set logscale x
+set logscale y
+set format x "10^{%L}"
+set xrange [100:*]
+set yrange [*:*]
+set title "to 10^6 outstanding, log-log (the sorted list stops at 10^4)"
+plot "$d/setcancel-sorted-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "sorted list", \
+     "$d/setcancel-twheel-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "twheel" lw 2, \
+     "$d/setcancel-timer_list-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "timer\\\\_list", \
+     "$d/setcancel-hrtimer-set_cancel.dat" using 1:(\$2 * 10000 / 1e6) t "hrtimer"
+unset multiplot
+unset xlabel
+set autoscale x
 
 set output "$outdir/bench-user.png"
 set terminal pngcairo size 1200,500 font "sans,10"

@@ -118,7 +118,7 @@ END {
 	row(14, "user space start now, cancel later (batch 4096) vs timerfd", "user", "twheel_b4096", "timerfd", "churn", "")
 	row(15, "event delivery, one-shot, all CPUs per expiry, vs timerfd (N = rate/s)", "deliver", "twheel", "timerfd", "oneshot_busy", "5")
 	row(16, "event delivery, periodic, all CPUs per expiry, vs timerfd (N = rate/s)", "deliver", "twheel", "timerfd", "periodic_busy", "5")
-	row(17, "kernel memory per armed timer vs timerfd", "mem", "twheel", "timerfd", "bytes_per_timer", "8")
+	row(17, "kernel memory per armed timer vs timerfd", "mem", "twheel_b4096", "timerfd", "bytes_per_timer", "8")
 	wakeups(18)
 }' "$csv")
 done

@@ -952,14 +952,17 @@ out:
 
 /* ---- suite: setcancel (Costello & Varghese's figure) ------------------------- */
 
-static void setcancel_n(const bool *want, unsigned long n)
+static void setcancel_n(const bool *want_in, unsigned long n)
 {
 	struct side sd[IMPL_NR];
 	unsigned int r, j, k, done;
+	bool want[IMPL_NR];
 	u32 *off, *off2;
 	unsigned long i;
 	int impl;
 
+	for (i = 0; i < IMPL_NR; i++)
+		want[i] = want_in[i] && (i != IMPL_SL || n <= sorted_max);
 	off = vmalloc(array_size(n + 1, sizeof(u32)));
 	off2 = vmalloc(array_size(CHUNK, sizeof(u32)));
 	if (!off || !off2 || sides_alloc(sd, want, n + 1, reps)) {

@@ -150,7 +150,7 @@ unset logscale y
 set yrange [0:*]
 set title "kernel memory per armed timer (Slab + vmalloc growth)"
 set ylabel "bytes per timer"
-plot "$d/mem-twheel-bytes_per_timer.dat" t "twheel" lw 2, \
+plot "$d/mem-twheel_b4096-bytes_per_timer.dat" t "twheel (batch 4096)" lw 2, \
      "$d/mem-timerfd-bytes_per_timer.dat" t "timerfd", \
      "$d/mem-posix-bytes_per_timer.dat" t "POSIX timer", \
      "$d/mem-io_uring-bytes_per_timer.dat" t "io\\\\_uring timeout"

@@ -59,6 +59,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1488,6 +1489,72 @@ static void *race_batcher(void *arg)
 }
 
 /*
+ * Who holds the user's timers: every open /dev/twheel file of every
+ * process, with its fdinfo (timers, events).  Printed when a fresh file
+ * stays at ENOSPC, to tell a file still held open from a charge that
+ * outlives its files.
+ */
+static void print_twheel_holders(void)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *p;
+	unsigned long files = 0, timers = 0;
+
+	if (!proc)
+		return;
+	while ((p = readdir(proc))) {
+		char path[640], link[64], line[128], comm[32] = "?";
+		struct dirent *f;
+		DIR *fds;
+		FILE *fp;
+
+		if (p->d_name[0] < '1' || p->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", p->d_name);
+		fp = fopen(path, "r");
+		if (fp) {
+			if (fgets(comm, sizeof(comm), fp))
+				comm[strcspn(comm, "\n")] = 0;
+			fclose(fp);
+		}
+		snprintf(path, sizeof(path), "/proc/%s/fd", p->d_name);
+		fds = opendir(path);
+		if (!fds)
+			continue;
+		while ((f = readdir(fds))) {
+			unsigned long t = 0, e = 0;
+			ssize_t n;
+
+			snprintf(path, sizeof(path), "/proc/%s/fd/%s", p->d_name, f->d_name);
+			n = readlink(path, link, sizeof(link) - 1);
+			if (n < 0)
+				continue;
+			link[n] = 0;
+			if (strcmp(link, DEV))
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", p->d_name, f->d_name);
+			fp = fopen(path, "r");
+			while (fp && fgets(line, sizeof(line), fp)) {
+				if (!strncmp(line, "timers:", 7))
+					t = strtoul(line + 7, NULL, 10);
+				else if (!strncmp(line, "events:", 7))
+					e = strtoul(line + 7, NULL, 10);
+			}
+			if (fp)
+				fclose(fp);
+			printf("%s# holder: pid %s (%s) fd %s: %lu timers, %lu events\n",
+			       opt.indent, p->d_name, comm, f->d_name, t, e);
+			files++;
+			timers += t;
+		}
+		closedir(fds);
+	}
+	closedir(proc);
+	printf("%s# holders: %lu open files, %lu timers (max_timers_per_user %" PRIu64 ")\n",
+	       opt.indent, files, timers, (uint64_t)api0.out_max_timers_per_user);
+}
+
+/*
  * A file with a one-shot timer @delay_ms out, so a reader of it wakes.
  *
  * ENOSPC on a fresh file means the user's other files still hold the
@@ -1516,6 +1583,8 @@ static int open_with_timer(uint64_t delay_ms, uint64_t ck)
 		if (err != ENOSPC ||
 		    now_ns() - t0 > (uint64_t)opt.charge_wait * NSEC_PER_SEC) {
 			viol("ARM on a fresh file: %s", errname(err));
+			if (err == ENOSPC)
+				print_twheel_holders();
 			close(fd);
 			return -1;
 		}

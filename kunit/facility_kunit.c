@@ -1340,6 +1340,64 @@ static void twheel_callback_starts_new_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
 }
 
+/*
+ * Note twheel_fire_time() on entry (@entered), record the run, and when
+ * @limit says so re-arm the timer an hour out and note it again (@data).
+ */
+static void twk_cb_fire_time(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+
+	p->entered = twheel_fire_time(timer);
+	twk_record(p);
+	if (p->limit) {
+		p->ret = twheel_timer_start(timer, 3600 * (ktime_t)NSEC_PER_SEC,
+					    0, TWHEEL_MODE_REL);
+		p->data = twheel_fire_time(timer);
+	}
+}
+
+/*
+ * The fire time of a timer stays readable after its callback until it is
+ * armed again, whatever ticks ran since (the device reports it from there);
+ * in the callback it survives the callback arming its timer again.  One
+ * base, so that @b's tick is a later reading of the same base's clock.
+ */
+static void twheel_fire_time_kept_after_callback_until_rearmed(struct kunit *test)
+{
+	const u64 tick = 500 * TWK_US;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_single(test, ctx, tick, 4, 64);
+	struct twk_probe *a = twk_probes(test, ctx, w, 1, twk_cb_fire_time);
+	struct twk_probe *b = twk_probes(test, ctx, w, 1, twk_cb_fire_time);
+	struct twk_probe *c = twk_probes(test, ctx, w, 1, twk_cb_fire_time);
+
+	c->limit = 1;
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&a->timer, tick, 0, TWHEEL_MODE_REL), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&c->timer, tick, 0, TWHEEL_MODE_REL), 0);
+	a->want = twheel_timer_expires(&a->timer);
+	c->want = twheel_timer_expires(&c->timer);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
+	/* a later tick of the same base */
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&b->timer, 4 * tick, 0, TWHEEL_MODE_REL), 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 3, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&a->timer), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&b->timer), 0);
+	/* its callback has returned, having re-armed it */
+	twheel_timer_cancel_sync(&c->timer);
+
+	KUNIT_EXPECT_GE(test, a->entered, a->want);
+	KUNIT_EXPECT_LE(test, a->entered, a->fired_at);
+	KUNIT_EXPECT_GT(test, b->entered, a->entered);
+	KUNIT_EXPECT_EQ(test, twheel_fire_time(&a->timer), a->entered);
+	KUNIT_EXPECT_EQ(test, twheel_fire_time(&b->timer), b->entered);
+	/* re-armed in its callback: the same reading before and after */
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+	KUNIT_EXPECT_GE(test, c->entered, c->want);
+	KUNIT_EXPECT_EQ(test, c->data, (u64)c->entered);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+
 /* Self-freeing timers. */
 #define TWK_SF_NR	16
 
@@ -3986,6 +4044,7 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE(twheel_callback_modifies_same_tick_timer),
 	KUNIT_CASE(twheel_callback_rearms_itself_periodically),
 	KUNIT_CASE(twheel_callback_starts_new_timer),
+	KUNIT_CASE(twheel_fire_time_kept_after_callback_until_rearmed),
 	KUNIT_CASE(twheel_callback_frees_own_timer),
 	KUNIT_CASE_PARAM(twheel_timer_cancel_sync_waits_for_running_callback,
 			 twk_race_gen_params),

@@ -561,6 +561,8 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		if (now > ktime_add_safe(twheel_tick_end(w, timer->node.key),
 					 w->tick_ns))
 			base->stats.late++;
+		/* The key is dead now; arming the timer again overwrites this. */
+		WRITE_ONCE(timer->node.fired, now);
 		base->stats.fired++;
 		trace_twheel_timer_expire(timer, timer->expires,
 					  ktime_sub(now, timer->expires));
@@ -1554,24 +1556,32 @@ ktime_t twheel_timer_expires(const struct twheel_timer *timer)
 EXPORT_SYMBOL_GPL(twheel_timer_expires);
 
 /**
- * twheel_fire_time() - the time at which a running callback's timer fired
- * @timer: the timer whose callback is running
+ * twheel_fire_time() - the time at which a timer last fired
+ * @timer: the timer
  *
  * The tick handler reads the clock once per run and fires every timer due
  * by then; this is that reading.  It is never before the timer's expiry,
  * and saves a callback that wants its fire time a clock read of its own
  * (costly with some clocksources, and a callback may run thousands of
- * times per tick).
+ * times per tick).  After the callback it stays readable in the stopped
+ * timer until the timer is armed again, so that a user who reports the
+ * expiry later need not copy it.
  *
- * Context: the timer's own callback.
+ * Context: the timer's own callback, or after it while the timer is not
+ * armed again (the caller serialises against arming it, as for
+ * twheel_timer_expires()).
  * Return: the fire time, CLOCK_MONOTONIC.
  */
 ktime_t twheel_fire_time(const struct twheel_timer *timer)
 {
 	/* The timer stays on the base running its callback. */
 	u32 st = READ_ONCE(timer->state);
+	struct twheel_base *base = timer->wheel->bases[twheel_ts_base(st)];
 
-	return READ_ONCE(timer->wheel->bases[twheel_ts_base(st)]->tick_now);
+	/* A callback may have armed its timer again, over the fire time. */
+	if (READ_ONCE(base->running) == timer)
+		return READ_ONCE(base->tick_now);
+	return READ_ONCE(timer->node.fired);
 }
 EXPORT_SYMBOL_GPL(twheel_fire_time);
 

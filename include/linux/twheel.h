@@ -21,14 +21,23 @@ struct twheel;
  * struct twheel_node - wheel linkage of a timer (private to twheel)
  * @entry: link in an engine's slot or FIFO, or in the list of expired
  *         timers
- * @key:   absolute tick at whose end the timer fires
+ * @key:   absolute tick at whose end the timer fires, while it is pending
+ * @fired: once the timer is no longer pending: the time its callback was
+ *         last run for (twheel_fire_time()), which the facility stores
+ *         over the dead key
  *
- * Every engine finds what it needs from these two: the hierarchical one the
- * level from the key and its clock, the Lawn a FIFO head from @entry.pprev.
+ * Every engine finds what it needs from @entry and @key: the hierarchical
+ * one the level from the key and its clock, the Lawn a FIFO head from
+ * @entry.pprev.  @fired shares the dead key's storage so that a stopped
+ * timer can say when it fired without a field of its own: /dev/twheel
+ * keeps millions of timers in its tables.
  */
 struct twheel_node {
 	struct hlist_node entry;
-	u64 key;
+	union {
+		u64 key;
+		ktime_t fired;
+	};
 };
 
 /**

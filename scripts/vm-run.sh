@@ -146,9 +146,23 @@ qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -no-reboot
 	-kernel "$image" -initrd "$initrd" -append "$append")
 log "$run_id: ${qemu[*]}"
 start=$SECONDS
-qemu_rc=0
-# -k: a qemu that ignores SIGTERM is killed 10 s later
-timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || qemu_rc=$?
+rm -f "$console.boot1"
+# A guest that dies before /init prints the plan's banner never ran any of
+# our code: TCG's live text patching occasionally oopses a stock kernel at
+# boot (an int3 in run_timer_softirq() on 6.12).  Such a boot is tried once
+# more, and says so; a timeout is not (it may have taken hours).
+for attempt in 1 2; do
+	qemu_rc=0
+	# -k: a qemu that ignores SIGTERM is killed 10 s later
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || qemu_rc=$?
+	((attempt == 1)) || break
+	((qemu_rc == 124 || qemu_rc == 137)) && break
+	grep -q 'TWHEEL-PLAN: ' "$console" && break
+	mv -f "$console" "$console.boot1"
+	log "$run_id: the guest died before the plan started; booting once more" \
+		"(first console: $console.boot1)"
+	grep -m 3 -E 'Oops:|BUG:|Kernel panic' "$console.boot1" | sed 's/^/    /' >&2 || true
+done
 elapsed=$((SECONDS - start))
 
 # ---- verdict ----------------------------------------------------------------------------

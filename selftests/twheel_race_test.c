@@ -26,6 +26,9 @@
  *  - ioctls_during_stalled_read: a read() whose copy to user space waits
  *    for a page fault (a userfaultfd-registered page) must not block the
  *    file's ioctls meanwhile.
+ *  - failed_read_wakes_poller: when that copy fails instead, the events go
+ *    back on the file, and a poll() that went to sleep while they were out
+ *    must wake up.
  *
  * The windows of the first four are a few instructions wide, so on the
  * stock kernels the loops hit them by chance.  The debug kernel's modules
@@ -852,6 +855,133 @@ TEST_F(twheel_race, ioctls_during_stalled_read)
 	close(done[1]);
 	munmap(zeros, psz);
 	munmap(page, psz);
+}
+
+struct poller {
+	int fd;
+	int done_fd;		/* written to when poll() returned */
+	pid_t tid;
+	int ret;
+	short revents;
+};
+
+/* poll() without a timeout: it returns only when woken. */
+static void *poller_fn(void *arg)
+{
+	struct poller *p = arg;
+	struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+	__atomic_store_n(&p->tid, gettid(), __ATOMIC_RELEASE);
+	p->ret = poll(&pfd, 1, -1);
+	p->revents = pfd.revents;
+	if (write(p->done_fd, "", 1) != 1)
+		p->ret = -2;
+	return NULL;
+}
+
+/* The scheduler state of thread @tid of this process ('R', 'S', ...). */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return '?';
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return '?';
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* after the command name */
+	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/*
+ * A read() takes the event and stalls copying it out (a userfaultfd page,
+ * as above); a poll() in another thread finds nothing and goes to sleep.
+ * The test then unmaps the page and wakes the fault: the copy fails, read()
+ * returns EFAULT and puts the event back on the file.  Nothing else
+ * happens on the file, so unless putting the event back wakes the poller,
+ * it sleeps on with an event waiting (the test then arms a timer to end
+ * it).  The event must still be there to read.
+ */
+TEST_F(twheel_race, failed_read_wakes_poller)
+{
+	struct stalled_read rd = { .fd = self->fd };
+	struct poller pl = { .fd = self->fd };
+	long psz = sysconf(_SC_PAGESIZE);
+	struct uffdio_api uapi = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct uffdio_range wake = { 0 };
+	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
+	struct twheel_event ev;
+	struct uffd_msg msg;
+	pthread_t rth, pth;
+	uint64_t h, h2, give_up;
+	int done[2], woken;
+	void *page;
+	char st;
+
+	self->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (self->uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_API, &uapi));
+	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)page);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = psz;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_REGISTER, &reg))
+		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_EV_COOKIE, &h);
+	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS)) TH_LOG("no event");
+	rd.buf = page;
+	ASSERT_EQ(0, pthread_create(&rth, NULL, stalled_read_fn, &rd));
+	ASSERT_EQ(1, wait_in(self->uffd, EVENT_WAIT_MS))
+		TH_LOG("read() did not fault on the registered page");
+	ASSERT_EQ(sizeof(msg), read(self->uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	/* The event is out with the stalled read(). */
+	ASSERT_EQ(0, poll(&pfd, 1, 0));
+
+	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
+	pl.done_fd = done[1];
+	ASSERT_EQ(0, pthread_create(&pth, NULL, poller_fn, &pl));
+	give_up = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	do {
+		pause_ns(2 * NSEC_PER_MSEC);	/* a bounded re-check */
+		st = __atomic_load_n(&pl.tid, __ATOMIC_ACQUIRE) ?
+		     thread_state(pl.tid) : '?';
+	} while (st != 'S' && now_ns() < give_up);
+	ASSERT_EQ('S', st) TH_LOG("the poller did not go to sleep");
+
+	ASSERT_EQ(0, munmap(page, psz));
+	wake.start = (uintptr_t)page;
+	wake.len = psz;
+	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_WAKE, &wake))
+		TH_LOG("UFFDIO_WAKE: %s", strerror(errno));
+	ASSERT_EQ(0, pthread_join(rth, NULL));
+	EXPECT_EQ(-1, rd.ret);
+	EXPECT_EQ(EFAULT, rd.err);
+	woken = wait_in(done[0], EVENT_WAIT_MS);
+	EXPECT_EQ(1, woken)
+		TH_LOG("poll() still asleep %d ms after the event was put back",
+		       EVENT_WAIT_MS);
+	if (woken != 1)		/* a new event wakes it */
+		test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_NEW_COOKIE, &h2);
+	ASSERT_EQ(0, pthread_join(pth, NULL));
+	EXPECT_EQ(1, pl.ret);
+	EXPECT_EQ(POLLIN, pl.revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL));
+	ASSERT_EQ(EV_SIZE, read(self->fd, &ev, sizeof(ev)));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(STALL_EV_COOKIE, ev.cookie);
+	close(done[0]);
+	close(done[1]);
 }
 
 TEST_HARNESS_MAIN

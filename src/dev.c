@@ -1442,6 +1442,9 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 		p->ev_fired = evs[n].fired;
 		twheel_ready_add_head(ctx, ut);
 	}
+	/* Another reader may have gone to sleep while they were out. */
+	if (ctx->ready_head)
+		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
 	spin_unlock_bh(&ctx->lock);
 }
 

@@ -1717,6 +1717,35 @@ TEST_F(twheel, epoll_edge_triggered)
 	close(efd);
 }
 
+/*
+ * Edge-triggered epoll with events left unread: every event that arrives
+ * after epoll_wait() reported the file is a new edge, although the file
+ * stayed readable (the device coalesces wake-ups only for waiters that
+ * have not looked since the last one).
+ */
+TEST_F(twheel, epoll_edge_triggered_unread)
+{
+	struct epoll_event e = { .events = EPOLLIN | EPOLLET };
+	struct twheel_event ev[3];
+	uint64_t h = 0;
+	int efd = epoll_create1(EPOLL_CLOEXEC), i;
+
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, epoll_ctl(efd, EPOLL_CTL_ADD, self->fd, &e));
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h);
+	ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS));
+	EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	for (i = 1; i < 3; i++) {
+		test_ioctl_arm(self->fd, 0, 10 * NSEC_PER_MSEC, 0, 0, i + 1, &h);
+		ASSERT_EQ(1, epoll_wait(efd, &e, 1, EVENT_WAIT_MS))
+			TH_LOG("no edge for event %d with %d unread", i + 1, i);
+		EXPECT_EQ(0, epoll_wait(efd, &e, 1, 0));
+	}
+	ASSERT_EQ(3, collect(_metadata, self->fd, ev, 3, 3, 0));
+	EXPECT_EQ(h, ev[2].handle);
+	close(efd);
+}
+
 TEST_F(twheel, poll_pollin)
 {
 	struct pollfd p = { .fd = self->fd, .events = POLLIN | POLLOUT };

@@ -37,7 +37,14 @@
  * the context's ready list (or, if its previous event is still unread,
  * counts an overrun), so no expiration can be dropped for lack of memory.
  * The list is linked by table index, not by pointers, to keep entries
- * small.  read() takes events off that list and copies them out through
+ * small.  An event wakes the file's waiters when the list was empty or
+ * when somebody polled the file since the last wake-up; otherwise every
+ * waiter has been woken and not yet looked, and the event joins what that
+ * wake-up announced.  So a tick that queues a hundred events on a file
+ * wakes it once, not a hundred times (each wake-up of an epoll-watched
+ * file runs epoll's callback under two locks), and an edge-triggered
+ * epoll watcher still gets an edge for every event that arrives after it
+ * looked.  read() takes events off that list and copies them out through
  * a buffer of the file, so it allocates nothing either.  A one-shot timer ends when
  * its event has been copied out; a periodic one re-arms from its callback,
  * counting the periods a late tick skipped as overruns.
@@ -181,6 +188,7 @@ struct twheel_batch_run {
  * @ready_tail: index + 1 of the newest one, or 0
  * @nready:   length of the ready list
  * @wq:       readers and pollers wait here for the ready list to fill
+ * @polled:   poll() looked at the file since the last wake-up (under @lock)
  * @chunks:   the timer table, @nr_chunks of @max_chunks used
  * @nr_chunks: chunks allocated
  * @max_chunks: size of the @chunks array
@@ -203,6 +211,7 @@ struct twheel_ctx {
 	u32 ready_tail;
 	unsigned long nready;
 	wait_queue_head_t wq;
+	bool polled;
 	struct twheel_uchunk **chunks;
 	u32 nr_chunks;
 	u32 max_chunks;
@@ -387,8 +396,10 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 			p->ev_fired = now;
 			p->overrun = 0;
 		}
+		/* See "Events" above: who could still be waiting for it. */
+		wake = !ctx->ready_head || ctx->polled;
+		ctx->polled = false;
 		twheel_ready_add(ctx, ut);
-		wake = true;
 	} else if (p) {
 		p->overrun++;
 	}
@@ -1443,8 +1454,10 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 		twheel_ready_add_head(ctx, ut);
 	}
 	/* Another reader may have gone to sleep while they were out. */
-	if (ctx->ready_head)
+	if (ctx->ready_head) {
+		ctx->polled = false;
 		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+	}
 	spin_unlock_bh(&ctx->lock);
 }
 
@@ -1521,9 +1534,19 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 static __poll_t twheel_poll(struct file *file, poll_table *wait)
 {
 	struct twheel_ctx *ctx = file->private_data;
+	__poll_t mask;
 
 	poll_wait(file, &ctx->wq, wait);
-	return twheel_has_events(ctx) ? EPOLLIN | EPOLLRDNORM : 0;
+	/*
+	 * Under @lock with the callback's test: an event queued after this
+	 * look wakes us (and an edge-triggered epoll gets its edge), one
+	 * queued before it is seen here.
+	 */
+	spin_lock_bh(&ctx->lock);
+	ctx->polled = true;
+	mask = ctx->ready_head ? EPOLLIN | EPOLLRDNORM : 0;
+	spin_unlock_bh(&ctx->lock);
+	return mask;
 }
 
 static struct twheel_user *twheel_user_get(kuid_t uid)

@@ -59,9 +59,10 @@
  *
  * Usage: twheel_ubench [-n N,N,...] [-i impl,...] [-r reps] [-s settle_s]
  *                      [-u uring_sample] [-p posix_max_n] [-e rate,...]
- *                      [-w window_ms] [-P period_ms]
+ *                      [-w window_ms] [-P period_ms] [-S suite,...]
  * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring
  * (deliver: twheel and timerfd; -e 0 skips it)
+ * suites: prims user deliver (all by default; "user" includes "mem")
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,6 +92,7 @@
 static unsigned long ns_list[16] = { 1000, 10000, 100000, 1000000 };
 static int ns_count = 4;
 static const char *impls = "twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring";
+static const char *suites = "prims,user,deliver";
 static unsigned int reps = 5;
 static unsigned int settle_s = 120;
 static unsigned int uring_sample = 1024;
@@ -1284,7 +1286,7 @@ static void print_usage(void)
 {
 	fprintf(stderr, "usage: twheel_ubench [-n N,...] [-i impl,...] [-r reps] [-s settle_s]\n"
 		"                     [-u uring_sample] [-p posix_max_n] [-e rate,...]\n"
-		"                     [-w window_ms] [-P period_ms]\n");
+		"                     [-w window_ms] [-P period_ms] [-S suite,...]\n");
 	exit(2);
 }
 
@@ -1355,8 +1357,11 @@ int main(int argc, char **argv)
 	int opt, k, a, f;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:i:r:s:u:p:e:w:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:i:r:s:u:p:e:w:P:S:")) != -1) {
 		switch (opt) {
+		case 'S':
+			suites = optarg;
+			break;
 		case 'n':
 			ns_count = parse_list(optarg, ns_list, ARRAY_SIZE(ns_list));
 			break;
@@ -1395,9 +1400,10 @@ int main(int argc, char **argv)
 			nmax = ns_list[k];
 	raise_limits(nmax);
 	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls, reps, settle_s);
-	run_prims();
+	if (listed(suites, "prims"))
+		run_prims();
 
-	for (k = 0; k < ns_count; k++) {
+	for (k = 0; k < ns_count && listed(suites, "user"); k++) {
 		unsigned long n = ns_list[k];
 		unsigned int ok[NIMPL] = { 0 }, r;
 		int active[NIMPL], na = 0, j;
@@ -1465,7 +1471,8 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	run_deliver();
+	if (listed(suites, "deliver"))
+		run_deliver();
 	printf(PFX "done, %d error(s)\n", failures);
 	return failures ? 1 : 0;
 }

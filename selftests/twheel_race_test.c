@@ -748,6 +748,56 @@ static void *stalled_read_fn(void *arg)
 	return NULL;
 }
 
+/* A userfaultfd, or -1 with errno set if the kernel has none. */
+static int uffd_open(struct __test_metadata *_metadata)
+{
+	struct uffdio_api uapi = { .api = UFFD_API };
+	int uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+
+	if (uffd >= 0)
+		ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &uapi));
+	return uffd;
+}
+
+/*
+ * A page registered with @uffd for missing pages: the first copy to it
+ * faults and waits until the test resolves (or abandons) the fault.
+ */
+static void *uffd_page(struct __test_metadata *_metadata, int uffd, long psz)
+{
+	struct uffdio_register reg = { 0 };
+	void *page;
+
+	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)page);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = psz;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg))
+		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+	return page;
+}
+
+/*
+ * Start @rd's read() into @page (registered with @uffd) in thread @th and
+ * wait for the userfaultfd message that says its copy faults there.
+ */
+static void start_stalled_read(struct __test_metadata *_metadata, int uffd,
+			       struct stalled_read *rd, void *page, long psz,
+			       pthread_t *th)
+{
+	struct uffd_msg msg;
+
+	rd->buf = page;
+	ASSERT_EQ(0, pthread_create(th, NULL, stalled_read_fn, rd));
+	ASSERT_EQ(1, wait_in(uffd, EVENT_WAIT_MS))
+		TH_LOG("read() did not fault on the registered page");
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	ASSERT_EQ((uintptr_t)page, msg.arg.pagefault.address & ~(uint64_t)(psz - 1));
+}
+
 struct ioctls_job {
 	int fd;
 	uint64_t query;		/* the timer to query */
@@ -781,45 +831,27 @@ TEST_F(twheel_race, ioctls_during_stalled_read)
 	struct ioctls_job job = { .fd = self->fd };
 	struct stalled_read rd = { .fd = self->fd };
 	long psz = sysconf(_SC_PAGESIZE);
-	struct uffdio_api uapi = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
 	struct uffdio_copy copy = { 0 };
 	struct twheel_event ev;
-	struct uffd_msg msg;
 	pthread_t rth, ith;
 	uint64_t ev_handle;
 	int done[2], ok;
 	void *page, *zeros;
 
-	self->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	self->uffd = uffd_open(_metadata);
 	if (self->uffd < 0)
 		SKIP(return, "userfaultfd: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_API, &uapi));
-	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)page);
+	page = uffd_page(_metadata, self->uffd, psz);
 	zeros = mmap(NULL, psz, PROT_READ | PROT_WRITE,
 		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)zeros);
-	reg.range.start = (uintptr_t)page;
-	reg.range.len = psz;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_REGISTER, &reg))
-		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
 	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
 
 	/* A timer to query, and an event waiting to be read. */
 	test_ioctl_arm(self->fd, 0, FAR, 0, 0, STALL_FAR_COOKIE, &job.query);
 	test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_EV_COOKIE, &ev_handle);
 	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS)) TH_LOG("no event");
-
-	rd.buf = page;
-	ASSERT_EQ(0, pthread_create(&rth, NULL, stalled_read_fn, &rd));
-	ASSERT_EQ(1, wait_in(self->uffd, EVENT_WAIT_MS))
-		TH_LOG("read() did not fault on the registered page");
-	ASSERT_EQ(sizeof(msg), read(self->uffd, &msg, sizeof(msg)));
-	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
-	ASSERT_EQ((uintptr_t)page, msg.arg.pagefault.address & ~(uint64_t)(psz - 1));
+	start_stalled_read(_metadata, self->uffd, &rd, page, psz, &rth);
 
 	/* read() waits in the fault now: the file's ioctls must not. */
 	job.done_fd = done[1];
@@ -913,39 +945,23 @@ TEST_F(twheel_race, failed_read_wakes_poller)
 	struct stalled_read rd = { .fd = self->fd };
 	struct poller pl = { .fd = self->fd };
 	long psz = sysconf(_SC_PAGESIZE);
-	struct uffdio_api uapi = { .api = UFFD_API };
-	struct uffdio_register reg = { 0 };
 	struct uffdio_range wake = { 0 };
 	struct pollfd pfd = { .fd = self->fd, .events = POLLIN };
 	struct twheel_event ev;
-	struct uffd_msg msg;
 	pthread_t rth, pth;
 	uint64_t h, h2, give_up;
 	int done[2], woken;
 	void *page;
 	char st;
 
-	self->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	self->uffd = uffd_open(_metadata);
 	if (self->uffd < 0)
 		SKIP(return, "userfaultfd: %s", strerror(errno));
-	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_API, &uapi));
-	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)page);
-	reg.range.start = (uintptr_t)page;
-	reg.range.len = psz;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_REGISTER, &reg))
-		TH_LOG("UFFDIO_REGISTER: %s", strerror(errno));
+	page = uffd_page(_metadata, self->uffd, psz);
 
 	test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_EV_COOKIE, &h);
 	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS)) TH_LOG("no event");
-	rd.buf = page;
-	ASSERT_EQ(0, pthread_create(&rth, NULL, stalled_read_fn, &rd));
-	ASSERT_EQ(1, wait_in(self->uffd, EVENT_WAIT_MS))
-		TH_LOG("read() did not fault on the registered page");
-	ASSERT_EQ(sizeof(msg), read(self->uffd, &msg, sizeof(msg)));
-	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+	start_stalled_read(_metadata, self->uffd, &rd, page, psz, &rth);
 	/* The event is out with the stalled read(). */
 	ASSERT_EQ(0, poll(&pfd, 1, 0));
 

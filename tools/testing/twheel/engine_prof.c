@@ -30,6 +30,8 @@
 #include "../../../src/lawn.c"
 #include "../../../src/engine.c"
 
+#include "prof_rng.h"
+
 #define BITS		12
 #define PAIRS		1000000
 #define DRAINS		100
@@ -38,15 +40,6 @@
 static struct tw_engine e;
 static struct twheel_node *nodes;
 static u64 sink;
-static unsigned long long rng = 88172645463325252ULL;
-
-static unsigned long long rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
-}
 
 noinline void measure_sc(const u32 *pick, const u64 *key, unsigned long pairs)
 {

@@ -26,6 +26,7 @@
 #include <linux/compiler.h>
 
 #include "wheel.h"
+#include "prof_rng.h"
 
 #define BITS	12
 #define TICK_NS	1000000ULL
@@ -40,15 +41,6 @@ static struct tw_wheel w;
 static struct hlist_head slots[1 << BITS];
 static unsigned long occupied[BITS_TO_LONGS(1 << BITS)];
 static u64 low[1 << BITS];
-static unsigned long long rng = 88172645463325252ULL;
-
-static unsigned long long rnd(void)
-{
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 2685821657736338717ULL;
-}
 
 static struct timer *make(unsigned long n)
 {

@@ -376,6 +376,14 @@ static void twheel_ready_del(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 	ctx->nready--;
 }
 
+/* Wake the file's readers and pollers; they have not looked since. */
+static void twheel_wake_readers(struct twheel_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->lock);
+	ctx->polled = false;
+	wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+}
+
 static void twheel_utimer_fire(struct twheel_timer *timer)
 {
 	struct twheel_utimer *ut = container_of(timer, struct twheel_utimer, timer);
@@ -398,7 +406,6 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		}
 		/* See "Events" above: who could still be waiting for it. */
 		wake = !ctx->ready_head || ctx->polled;
-		ctx->polled = false;
 		twheel_ready_add(ctx, ut);
 	} else if (p) {
 		p->overrun++;
@@ -424,7 +431,7 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 	 * no longer live): nothing of either may be touched after the unlock.
 	 */
 	if (wake)
-		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
+		twheel_wake_readers(ctx);
 	spin_unlock(&ctx->lock);
 	twheel_delay(TWHEEL_DELAY_EVENT_QUEUED);
 }
@@ -1454,10 +1461,8 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 		twheel_ready_add_head(ctx, ut);
 	}
 	/* Another reader may have gone to sleep while they were out. */
-	if (ctx->ready_head) {
-		ctx->polled = false;
-		wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
-	}
+	if (ctx->ready_head)
+		twheel_wake_readers(ctx);
 	spin_unlock_bh(&ctx->lock);
 }
 

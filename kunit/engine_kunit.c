@@ -192,9 +192,10 @@ KUNIT_ARRAY_PARAM(twe, twe_engines, twe_desc);
  * length, from clocks at 0, below 2^32 and (not Scheme 6, which promises
  * nothing near U64_MAX) near 2^64.
  */
-static void twe_random(struct kunit *test, u64 clk0, u64 span)
+static void twe_random(struct kunit *test, unsigned int bits, u64 clk0,
+		       u64 span)
 {
-	struct twe *t = twe_new(test, 4 + clk0 % 5, clk0);
+	struct twe *t = twe_new(test, bits, clk0);
 	unsigned int step;
 	int i;
 
@@ -234,19 +235,25 @@ static void twe_random(struct kunit *test, u64 clk0, u64 span)
 
 static void tw_engine_random_from_zero(struct kunit *test)
 {
-	twe_random(test, 0, 1 << 20);
+	twe_random(test, 4, 0, 1 << 20);
+}
+
+/* A level 0 of 8192 slots: more than one word of its summary bitmap. */
+static void tw_engine_random_two_summary_words(struct kunit *test)
+{
+	twe_random(test, 13, (1ULL << 40) - 10000, 1 << 20);
 }
 
 static void tw_engine_random_across_2_32(struct kunit *test)
 {
-	twe_random(test, (1ULL << 32) - 3000, 1 << 16);
+	twe_random(test, 5, (1ULL << 32) - 3000, 1 << 16);
 }
 
 static void tw_engine_random_near_2_64(struct kunit *test)
 {
 	if (*(const enum twheel_engine *)test->param_value == TWHEEL_ENGINE_SCHEME6)
 		kunit_skip(test, "Scheme 6 keeps keys below 2^62");
-	twe_random(test, TW_NO_TICK - (1ULL << 22), 1ULL << 21);
+	twe_random(test, 5, TW_NO_TICK - (1ULL << 22), 1ULL << 21);
 }
 
 /* The cap: batches of @max, the rest first, nothing lost or reordered. */
@@ -454,6 +461,7 @@ static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_engine_random_from_zero, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_random_across_2_32, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_random_near_2_64, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_engine_random_two_summary_words, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_advance_cap_in_batches, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_64bit_end_of_time, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_cascade_across_level_boundaries, twe_gen_params),

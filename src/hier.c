@@ -43,7 +43,13 @@
  * of the lowest non-empty upper level: O(levels) in all, no list read.  The
  * next cascade point is also kept in @tc, lowered by inserts and recomputed
  * after each cascade; a removal leaves it (still a bound), so a slot
- * emptied by cancels costs one no-op stop, not a scan per tick.
+ * emptied by cancels costs one no-op stop, not a scan per tick.  The
+ * earliest level-0 key is kept in @next0, exact: every level-0 key is in
+ * [@clk, @clk + 2^bits), so it is the minimum of the keys placed there,
+ * lowered by each placement, and searched for in the bitmaps only when the
+ * slot holding it is emptied (handed out, or by its last removal).  A
+ * tickless caller, which asks for the next expiry after every advance,
+ * then pays one level-0 search per slot handed out instead of two.
  *
  * Costs
  * -----
@@ -158,6 +164,7 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 		h->up_map[i] = 0;
 	h->up_levels = 0;
 	h->tc = TW_NO_TICK;
+	h->next0 = TW_NO_TICK;
 }
 
 /* Link @node (its key >= @clk) on the level and slot its key calls for. */
@@ -171,6 +178,7 @@ static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
 		hlist_add_head(&node->entry, &h->l0[s]);
 		__set_bit(s, h->l0_map);
 		__set_bit(s / BITS_PER_LONG, h->l0_sum);
+		h->next0 = min(h->next0, node->key);
 		return;
 	}
 	level = tw_hier_level(h, diff);
@@ -261,6 +269,65 @@ int tw_hier_node_level(const struct tw_hier *h, const struct twheel_node *node)
 	return level;
 }
 
+/*
+ * The first occupied level-0 slot at or after @s, or the slot count, for
+ * a level 0 of more than one summary word.
+ */
+static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
+{
+	unsigned long words = tw_hier_l0_words(h), w = s / BITS_PER_LONG, word;
+
+	word = h->l0_map[w] & (~0UL << (s % BITS_PER_LONG));
+	if (!word) {
+		w = find_next_bit(h->l0_sum, words, w + 1);
+		if (w >= words)
+			return 1UL << h->bits;
+		word = h->l0_map[w];
+	}
+	return w * BITS_PER_LONG + __ffs(word);
+}
+
+/*
+ * The first occupied level-0 tick at or after @clk, in ring order (level 0
+ * holds less than a revolution from @clk), or TW_NO_TICK: what @next0 is
+ * set to when the slot it named is emptied.
+ */
+static u64 tw_hier_search_l0(const struct tw_hier *h)
+{
+	unsigned long size = 1UL << h->bits, s = h->clk & tw_hier_mask0(h), t;
+	unsigned long w = s / BITS_PER_LONG, word, sum, later;
+
+	if (tw_hier_l0_words(h) > BITS_PER_LONG) {
+		t = tw_hier_l0_find(h, s);
+		if (t >= size) {
+			if (!s)
+				return TW_NO_TICK;
+			t = tw_hier_l0_find(h, 0);
+			if (t >= s)
+				return TW_NO_TICK;
+		}
+		return h->clk + ((t - s) & tw_hier_mask0(h));
+	}
+	/*
+	 * One summary word (up to 4096 slots on 64-bit): @clk's word from
+	 * @s on, else the first non-empty word after it, else the first one
+	 * of the ring's wrap (@clk's own word then holds only slots below @s).
+	 */
+	word = h->l0_map[w] & (~0UL << (s % BITS_PER_LONG));
+	if (!word) {
+		sum = h->l0_sum[0];
+		later = sum & (~1UL << w);
+		if (later)
+			sum = later;
+		if (!sum)
+			return TW_NO_TICK;
+		w = __ffs(sum);
+		word = h->l0_map[w];
+	}
+	t = w * BITS_PER_LONG + __ffs(word);
+	return h->clk + ((t - s) & tw_hier_mask0(h));
+}
+
 /**
  * tw_hier_remove() - unlink a node that is on one of @h's levels
  * @h:    the engine
@@ -277,56 +344,13 @@ void tw_hier_remove(struct tw_hier *h, struct twheel_node *node)
 	h->count--;
 	if (!first)
 		return;
-	if (!level)
-		tw_hier_l0_clear(h, slot);
-	else
+	if (level) {
 		tw_hier_up_clear(h, level, slot);
-}
-
-/* The first occupied level-0 slot at or after @s, or the slot count. */
-static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
-{
-	unsigned long words = tw_hier_l0_words(h), w = s / BITS_PER_LONG, word;
-
-	word = h->l0_map[w] & (~0UL << (s % BITS_PER_LONG));
-	if (!word) {
-		if (w + 1 >= words)
-			return 1UL << h->bits;
-		if (words <= BITS_PER_LONG) {
-			/* one summary word (up to 4096 slots on 64-bit) */
-			word = h->l0_sum[0] & (~0UL << (w + 1));
-			if (!word)
-				return 1UL << h->bits;
-			w = __ffs(word);
-		} else {
-			w = find_next_bit(h->l0_sum, words, w + 1);
-			if (w >= words)
-				return 1UL << h->bits;
-		}
-		word = h->l0_map[w];
+		return;
 	}
-	return w * BITS_PER_LONG + __ffs(word);
-}
-
-/*
- * The first occupied level-0 tick at or after @clk, in ring order (level 0
- * holds less than a revolution from @clk), or TW_NO_TICK.
- */
-static u64 tw_hier_next_l0(const struct tw_hier *h)
-{
-	unsigned long size = 1UL << h->bits, s = h->clk & tw_hier_mask0(h), t;
-
-	if (tw_hier_l0_words(h) <= BITS_PER_LONG && !h->l0_sum[0])
-		return TW_NO_TICK;
-	t = tw_hier_l0_find(h, s);
-	if (t >= size) {
-		if (!s)
-			return TW_NO_TICK;
-		t = tw_hier_l0_find(h, 0);
-		if (t >= s)
-			return TW_NO_TICK;
-	}
-	return h->clk + ((t - s) & tw_hier_mask0(h));
+	tw_hier_l0_clear(h, slot);
+	if (node->key == h->next0)
+		h->next0 = tw_hier_search_l0(h);
 }
 
 /*
@@ -397,7 +421,7 @@ static bool tw_hier_lone_due(const struct tw_hier *h,
 	return !node->entry.next && node->key < upto &&
 	       (!max || o->n < max) &&
 	       !(h->up_levels & (BIT(level - 1) - 1)) &&
-	       node->key < tw_hier_next_l0(h);
+	       node->key < h->next0;
 }
 
 /*
@@ -472,8 +496,7 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 	struct tw_hier_out o = { .expired = expired };
 
 	/* One tick with nothing due and no cascade point: the common tick. */
-	if (upto == h->clk + 1 && h->tc > upto &&
-	    !test_bit(h->clk & tw_hier_mask0(h), h->l0_map)) {
+	if (upto == h->clk + 1 && h->tc > upto && h->next0 != h->clk) {
 		h->clk = upto;
 		return 0;
 	}
@@ -491,7 +514,7 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 		}
 		if (h->clk >= upto)
 			break;
-		t0 = tw_hier_next_l0(h);
+		t0 = h->next0;
 		if (t0 < tc && t0 < upto) {
 			unsigned long s = t0 & tw_hier_mask0(h), len = 0;
 			struct twheel_node *node;
@@ -511,6 +534,7 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			if (len > h->max_slot)
 				h->max_slot = len;
 			h->clk = t0 + 1;
+			h->next0 = tw_hier_search_l0(h);
 			continue;
 		}
 		h->clk = min(tc, upto);
@@ -527,7 +551,8 @@ out:
  * first level-0 tick (exact) and the key bound of the first occupied
  * upper slot (exact unless a node was removed from that slot): its own
  * cascades are done by the advance that hands it out, so a far timer
- * costs one wakeup, not one per level.
+ * costs one wakeup, not one per level.  O(1) when the first level-0 key
+ * comes before the cached cascade point, which no upper key precedes.
  *
  * Return: a tick <= every key, >= @clk, or TW_NO_TICK if @h is empty.
  */
@@ -538,7 +563,9 @@ u64 tw_hier_next_lower_bound(const struct tw_hier *h)
 
 	if (!h->count)
 		return TW_NO_TICK;
-	t0 = tw_hier_next_l0(h);
+	t0 = h->next0;
+	if (t0 < h->tc)
+		return t0;
 	level = tw_hier_first_up(h, &slot, &start);
 	if (!level)
 		return t0;
@@ -560,7 +587,7 @@ u64 tw_hier_next_key(const struct tw_hier *h, u64 bound)
 
 	if (!h->count)
 		return TW_NO_TICK;
-	best = tw_hier_next_l0(h);
+	best = h->next0;
 	level = tw_hier_first_up(h, &slot, &start);
 	/* upper keys are >= their slot's bound: walk it only if it can win */
 	if (!level || start >= best || start > bound ||

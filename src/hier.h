@@ -30,6 +30,8 @@
  * @moves:    nodes moved down a level by cascades
  * @tc:       a tick <= the next cascade point (the block start of the first
  *            occupied upper slot), > @clk; TW_NO_TICK when none
+ * @next0:    the earliest level-0 key, TW_NO_TICK when level 0 is empty;
+ *            kept exact by every change (see hier.c)
  * @l0:       1 << @bits lists; a node with key k is in slot k & mask, and
  *            only keys in the same 2^@bits-aligned block as @clk are here
  * @l0_map:   one bit per level-0 slot, set iff it is non-empty
@@ -48,6 +50,7 @@ struct tw_hier {
 	unsigned long max_slot;
 	u64 moves;
 	u64 tc;
+	u64 next0;
 	struct hlist_head *l0;
 	unsigned long *l0_map;
 	unsigned long *l0_sum;

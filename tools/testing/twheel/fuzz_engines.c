@@ -29,7 +29,7 @@
  * And per engine, its structure: Scheme 6 slots, bitmap and slot bounds;
  * the hierarchical engine's level/slot of every node (level 0 less than a
  * revolution ahead, upper levels by the highest bit differing from the
- * clock), bitmaps and summary,
+ * clock), bitmaps and summary, the cached earliest level-0 key,
  * no occupied slot at or behind the clock, a node never moving up a level
  * (so at most levels - 1 moves), and a node placed on a bucket start never
  * cascading; the Lawn's sorted FIFOs, sentinels and heap.
@@ -47,7 +47,8 @@
 #include "engine.h"
 
 #define NODES		64
-#define MAX_BITS	10
+/* level-0 sizes: 2^4 .. 2^10, and 2^13 (more than one summary word) */
+#define MAX_BITS	13
 #define MAX_OPS		4096
 
 /*
@@ -226,7 +227,7 @@ static int xor_level(const struct tw_hier *h, u64 key)
 NO_COVERAGE static unsigned long check_hier(bool *seen)
 {
 	struct tw_hier *h = &E.hier;
-	u64 size = 1ULL << h->bits, mask = size - 1, s;
+	u64 size = 1ULL << h->bits, mask = size - 1, s, min0 = TW_NO_TICK;
 	unsigned long total = 0, words = BITS_TO_LONGS(size), wi;
 	struct twheel_node *node;
 	unsigned int level;
@@ -245,6 +246,7 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 			if (tw_hier_node_level(h, node))
 				FAIL("node %d level-0 but level says %d", i,
 				     tw_hier_node_level(h, node));
+			min0 = min(min0, node->key);
 			if (len++ > NODES)
 				FAIL("level-0 slot list loops");
 		}
@@ -257,6 +259,9 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 	for (wi = 0; wi < BITS_TO_LONGS(words) * BITS_PER_LONG; wi++)
 		if (test_bit(wi, h->l0_sum) != (wi < words && h->l0_map[wi]))
 			FAIL("summary bit %lu wrong", wi);
+	if (h->next0 != min0)
+		FAIL("next0 %llu, earliest level-0 key %llu",
+		     (unsigned long long)h->next0, (unsigned long long)min0);
 	for (level = 1; level <= TW_HIER_MAX_UP; level++) {
 		unsigned int sh = h->bits + (level - 1) * TW_HIER_LVL_BITS;
 		u64 cur = sh < 64 ? (h->clk >> sh) & (TW_HIER_LVL_SIZE - 1) : 0;
@@ -700,7 +705,7 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 		size_t size)
 {
 	struct input in = { data, size };
-	unsigned int bits = 4 + get8(&in) % (MAX_BITS - 4 + 1);
+	unsigned int bits = 4 + get8(&in) % 8;
 	u64 clk;
 	int i;
 
@@ -726,6 +731,8 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 		break;
 	}
 	clk = cap(clk);
+	if (bits > 10)
+		bits = MAX_BITS;
 	op_no = 0;
 	if (tw_engine_mem_size(kind, bits) > sizeof(mem))
 		FAIL("engine needs %zu bytes", tw_engine_mem_size(kind, bits));
@@ -780,7 +787,8 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 			op_pick_key(&in);
 			break;
 		}
-		if (op % 10 >= 5 || bits <= 6 || !(op_no & 7))
+		if ((op % 10 >= 5 && bits < MAX_BITS) || bits <= 6 ||
+		    !(op_no & 7))
 			check_engine();
 		else
 			check_nodes(NULL);

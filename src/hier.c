@@ -328,6 +328,15 @@ static u64 tw_hier_search_l0(const struct tw_hier *h)
 	return h->clk + ((t - s) & tw_hier_mask0(h));
 }
 
+/*
+ * The slot of @next0 was emptied by a removal: out of line, so that the
+ * common removal needs no stack frame for the search.
+ */
+static noinline void tw_hier_next0_emptied(struct tw_hier *h)
+{
+	h->next0 = tw_hier_search_l0(h);
+}
+
 /**
  * tw_hier_remove() - unlink a node that is on one of @h's levels
  * @h:    the engine
@@ -350,7 +359,7 @@ void tw_hier_remove(struct tw_hier *h, struct twheel_node *node)
 	}
 	tw_hier_l0_clear(h, slot);
 	if (node->key == h->next0)
-		h->next0 = tw_hier_search_l0(h);
+		tw_hier_next0_emptied(h);
 }
 
 /*

@@ -218,7 +218,12 @@ static void tw_hier_up_clear(struct tw_hier *h, unsigned int level,
 		h->up_levels &= ~BIT(level - 1);
 }
 
-static void tw_hier_l0_clear(struct tw_hier *h, unsigned long s)
+/*
+ * Inline: a removal that empties a level-0 slot then checks @next0 and
+ * returns (or tail-calls the search) without a stack frame.
+ */
+static __always_inline void tw_hier_l0_clear(struct tw_hier *h,
+					     unsigned long s)
 {
 	__clear_bit(s, h->l0_map);
 	if (!h->l0_map[s / BITS_PER_LONG])

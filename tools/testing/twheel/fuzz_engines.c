@@ -47,7 +47,8 @@
 #include "engine.h"
 
 #define NODES		64
-/* level-0 sizes: 2^4 .. 2^10, and 2^13 (more than one summary word) */
+/* level-0 sizes: 2^4 .. 2^SMALL_BITS, and 2^MAX_BITS (two summary words) */
+#define SMALL_BITS	10
 #define MAX_BITS	13
 #define MAX_OPS		4096
 
@@ -705,10 +706,12 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 		size_t size)
 {
 	struct input in = { data, size };
-	unsigned int bits = 4 + get8(&in) % 8;
+	unsigned int bits = 4 + get8(&in) % (SMALL_BITS - 4 + 2);
 	u64 clk;
 	int i;
 
+	if (bits > SMALL_BITS)
+		bits = MAX_BITS;
 	key_limit = kind == TWHEEL_ENGINE_SCHEME6 ? BIT_ULL(62) : TW_NO_TICK;
 	switch (get8(&in) % 6) {
 	case 0:
@@ -731,8 +734,6 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 		break;
 	}
 	clk = cap(clk);
-	if (bits > 10)
-		bits = MAX_BITS;
 	op_no = 0;
 	if (tw_engine_mem_size(kind, bits) > sizeof(mem))
 		FAIL("engine needs %zu bytes", tw_engine_mem_size(kind, bits));

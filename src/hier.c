@@ -156,8 +156,10 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 	h->l0_sum = h->l0_map + words;
 	for (i = 0; i < (1UL << bits); i++)
 		INIT_HLIST_HEAD(&h->l0[i]);
-	for (i = 0; i < TW_HIER_MAX_UP * TW_HIER_LVL_SIZE; i++)
+	for (i = 0; i < TW_HIER_MAX_UP * TW_HIER_LVL_SIZE; i++) {
 		INIT_HLIST_HEAD(&h->up[i]);
+		h->up_low[i] = TW_NO_TICK;
+	}
 	bitmap_zero(h->l0_map, 1UL << bits);
 	bitmap_zero(h->l0_sum, words);
 	for (i = 0; i < TW_HIER_MAX_UP; i++)
@@ -167,27 +169,35 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 	h->next0 = TW_NO_TICK;
 }
 
+/* Link @node, its key within a revolution from @clk, on level 0. */
+static __always_inline void tw_hier_place_l0(struct tw_hier *h,
+					     struct twheel_node *node)
+{
+	unsigned long s = node->key & tw_hier_mask0(h);
+
+	hlist_add_head(&node->entry, &h->l0[s]);
+	__set_bit(s, h->l0_map);
+	__set_bit(s / BITS_PER_LONG, h->l0_sum);
+	h->next0 = min(h->next0, node->key);
+}
+
 /* Link @node (its key >= @clk) on the level and slot its key calls for. */
 static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
 {
 	u64 diff = node->key ^ h->clk, start;
-	unsigned int level, s, sh;
+	unsigned int level, s, sh, idx;
 
 	if (!((node->key - h->clk) >> h->bits)) {
-		s = node->key & tw_hier_mask0(h);
-		hlist_add_head(&node->entry, &h->l0[s]);
-		__set_bit(s, h->l0_map);
-		__set_bit(s / BITS_PER_LONG, h->l0_sum);
-		h->next0 = min(h->next0, node->key);
+		tw_hier_place_l0(h, node);
 		return;
 	}
 	level = tw_hier_level(h, diff);
 	sh = tw_hier_shift(h, level);
 	s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
-	hlist_add_head(&node->entry, &h->up[(level - 1) * TW_HIER_LVL_SIZE + s]);
-	if (!(h->up_map[level - 1] & BIT_ULL(s)) ||
-	    node->key < h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s])
-		h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s] = node->key;
+	idx = (level - 1) * TW_HIER_LVL_SIZE + s;
+	hlist_add_head(&node->entry, &h->up[idx]);
+	/* an empty slot's bound is TW_NO_TICK: no test of its bit first */
+	h->up_low[idx] = min(h->up_low[idx], node->key);
 	h->up_map[level - 1] |= BIT_ULL(s);
 	h->up_levels |= BIT(level - 1);
 	/* the slot's block start: the key with the bits below S(L) cleared */
@@ -214,6 +224,7 @@ static void tw_hier_up_clear(struct tw_hier *h, unsigned int level,
 			     unsigned int s)
 {
 	h->up_map[level - 1] &= ~BIT_ULL(s);
+	h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s] = TW_NO_TICK;
 	if (!h->up_map[level - 1])
 		h->up_levels &= ~BIT(level - 1);
 }
@@ -292,6 +303,22 @@ static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
 	return w * BITS_PER_LONG + __ffs(word);
 }
 
+/* tw_hier_search_l0() for a level 0 of more than one summary word */
+static noinline u64 tw_hier_search_l0_wide(const struct tw_hier *h)
+{
+	unsigned long s = h->clk & tw_hier_mask0(h), t;
+
+	t = tw_hier_l0_find(h, s);
+	if (t >= 1UL << h->bits) {
+		if (!s)
+			return TW_NO_TICK;
+		t = tw_hier_l0_find(h, 0);
+		if (t >= s)
+			return TW_NO_TICK;
+	}
+	return h->clk + ((t - s) & tw_hier_mask0(h));
+}
+
 /*
  * The first occupied level-0 tick at or after @clk, in ring order (level 0
  * holds less than a revolution from @clk), or TW_NO_TICK: what @next0 is
@@ -299,20 +326,12 @@ static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
  */
 static u64 tw_hier_search_l0(const struct tw_hier *h)
 {
-	unsigned long size = 1UL << h->bits, s = h->clk & tw_hier_mask0(h), t;
+	unsigned long s = h->clk & tw_hier_mask0(h), t;
 	unsigned long w = s / BITS_PER_LONG, word, sum, later;
 
-	if (tw_hier_l0_words(h) > BITS_PER_LONG) {
-		t = tw_hier_l0_find(h, s);
-		if (t >= size) {
-			if (!s)
-				return TW_NO_TICK;
-			t = tw_hier_l0_find(h, 0);
-			if (t >= s)
-				return TW_NO_TICK;
-		}
-		return h->clk + ((t - s) & tw_hier_mask0(h));
-	}
+	/* out of line: its calls would give the common path a stack frame */
+	if (tw_hier_l0_words(h) > BITS_PER_LONG)
+		return tw_hier_search_l0_wide(h);
 	/*
 	 * One summary word (up to 4096 slots on 64-bit): @clk's word from
 	 * @s on, else the first non-empty word after it, else the first one
@@ -446,8 +465,8 @@ static bool tw_hier_lone_due(const struct tw_hier *h,
  * tw_hier_lone_due()): a sparse wheel woken for its next timer hands it
  * out without moving it down level by level.
  */
-static void tw_hier_cascade(struct tw_hier *h, u64 upto, unsigned int max,
-			    struct tw_hier_out *o)
+static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
+				     unsigned int max, struct tw_hier_out *o)
 {
 	unsigned long todo = h->up_levels;
 
@@ -462,6 +481,7 @@ static void tw_hier_cascade(struct tw_hier *h, u64 upto, unsigned int max,
 		struct twheel_node *node;
 		struct hlist_node *tmp;
 		struct hlist_head list;
+		unsigned int given = o->n;
 		unsigned long len = 0;
 
 		todo &= ~BIT(level - 1);
@@ -475,17 +495,21 @@ static void tw_hier_cascade(struct tw_hier *h, u64 upto, unsigned int max,
 			tw_hier_hand_out(h, o, node);
 			continue;
 		}
+		/* each node is linked anew: no need to unlink it from @list */
 		hlist_for_each_entry_safe(node, tmp, &list, entry) {
 			len++;
-			__hlist_del(&node->entry);
 			if (node->key == h->clk && h->clk < upto &&
 			    (!max || o->n < max)) {
 				tw_hier_hand_out(h, o, node);
 				continue;
 			}
-			tw_hier_place(h, node);
-			h->moves++;
+			/* a level-1 slot is one revolution from its start */
+			if (level == 1)
+				tw_hier_place_l0(h, node);
+			else
+				tw_hier_place(h, node);
 		}
+		h->moves += len - (o->n - given);
 		if (len > h->max_slot)
 			h->max_slot = len;
 	}
@@ -534,13 +558,15 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			struct twheel_node *node;
 			struct hlist_node *tmp;
 
+			/* nodes are relinked as they go, the slot emptied after */
 			hlist_for_each_entry_safe(node, tmp, &h->l0[s], entry) {
 				if (max && o.n == max) {
+					h->l0[s].first = &node->entry;
+					node->entry.pprev = &h->l0[s].first;
 					h->clk = t0;
 					goto out;
 				}
 				len++;
-				__hlist_del(&node->entry);
 				tw_hier_hand_out(h, &o, node);
 			}
 			INIT_HLIST_HEAD(&h->l0[s]);

@@ -39,8 +39,8 @@
  * @up:       @levels * 64 lists; level L >= 1 is up[(L - 1) * 64 ...]
  * @up_levels: bit L - 1 set iff upper level L has an occupied slot
  * @up_map:   per level above 0, one bit per non-empty slot
- * @up_low:   per upper slot, a lower bound of its keys (valid while the
- *            slot is occupied)
+ * @up_low:   per upper slot, a lower bound of its keys; TW_NO_TICK while
+ *            the slot is empty
  */
 struct tw_hier {
 	u64 clk;

@@ -297,6 +297,12 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 			if (!!len != !!(h->up_map[level - 1] & BIT_ULL(s)))
 				FAIL("level %u slot %llu: %lu nodes, bit wrong",
 				     level, (unsigned long long)s, len);
+			if (!len && h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s] !=
+				    TW_NO_TICK)
+				FAIL("level %u slot %llu empty, its bound %llu",
+				     level, (unsigned long long)s,
+				     (unsigned long long)h->up_low[(level - 1) *
+					TW_HIER_LVL_SIZE + s]);
 			if (len && s <= cur)
 				FAIL("level %u slot %llu occupied at or behind the clock's %llu",
 				     level, (unsigned long long)s,

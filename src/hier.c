@@ -194,7 +194,7 @@ static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
 	level = tw_hier_level(h, diff);
 	sh = tw_hier_shift(h, level);
 	s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
-	idx = (level - 1) * TW_HIER_LVL_SIZE + s;
+	idx = tw_hier_up_idx(level, s);
 	hlist_add_head(&node->entry, &h->up[idx]);
 	/* an empty slot's bound is TW_NO_TICK: no test of its bit first */
 	h->up_low[idx] = min(h->up_low[idx], node->key);
@@ -224,7 +224,7 @@ static void tw_hier_up_clear(struct tw_hier *h, unsigned int level,
 			     unsigned int s)
 {
 	h->up_map[level - 1] &= ~BIT_ULL(s);
-	h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s] = TW_NO_TICK;
+	h->up_low[tw_hier_up_idx(level, s)] = TW_NO_TICK;
 	if (!h->up_map[level - 1])
 		h->up_levels &= ~BIT(level - 1);
 }
@@ -487,11 +487,10 @@ static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
 		todo &= ~BIT(level - 1);
 		if (!(h->up_map[level - 1] & BIT_ULL(s)))
 			continue;
-		hlist_move_list(&h->up[(level - 1) * TW_HIER_LVL_SIZE + s], &list);
+		hlist_move_list(&h->up[tw_hier_up_idx(level, s)], &list);
 		tw_hier_up_clear(h, level, s);
 		node = hlist_entry(list.first, struct twheel_node, entry);
 		if (tw_hier_lone_due(h, node, level, upto, max, o)) {
-			__hlist_del(&node->entry);
 			tw_hier_hand_out(h, o, node);
 			continue;
 		}
@@ -609,7 +608,7 @@ u64 tw_hier_next_lower_bound(const struct tw_hier *h)
 	level = tw_hier_first_up(h, &slot, &start);
 	if (!level)
 		return t0;
-	return min(t0, h->up_low[(level - 1) * TW_HIER_LVL_SIZE + slot]);
+	return min(t0, h->up_low[tw_hier_up_idx(level, slot)]);
 }
 
 /**
@@ -631,10 +630,9 @@ u64 tw_hier_next_key(const struct tw_hier *h, u64 bound)
 	level = tw_hier_first_up(h, &slot, &start);
 	/* upper keys are >= their slot's bound: walk it only if it can win */
 	if (!level || start >= best || start > bound ||
-	    h->up_low[(level - 1) * TW_HIER_LVL_SIZE + slot] >= best)
+	    h->up_low[tw_hier_up_idx(level, slot)] >= best)
 		return best <= bound ? best : TW_NO_TICK;
-	hlist_for_each_entry(node, &h->up[(level - 1) * TW_HIER_LVL_SIZE + slot],
-			     entry)
+	hlist_for_each_entry(node, &h->up[tw_hier_up_idx(level, slot)], entry)
 		best = min(best, node->key);
 	return best <= bound ? best : TW_NO_TICK;
 }

@@ -60,6 +60,12 @@ struct tw_hier {
 	u64 up_map[TW_HIER_MAX_UP];
 };
 
+/* Index in @up and @up_low of slot @s of upper level @level (>= 1). */
+static inline unsigned int tw_hier_up_idx(unsigned int level, unsigned int s)
+{
+	return (level - 1) * TW_HIER_LVL_SIZE + s;
+}
+
 size_t tw_hier_mem_size(unsigned int bits);
 void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk);
 void tw_hier_insert(struct tw_hier *h, struct twheel_node *node, u64 key);

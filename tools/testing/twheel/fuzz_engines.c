@@ -268,8 +268,8 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 		u64 cur = sh < 64 ? (h->clk >> sh) & (TW_HIER_LVL_SIZE - 1) : 0;
 
 		for (s = 0; s < TW_HIER_LVL_SIZE; s++) {
-			struct hlist_head *head =
-				&h->up[(level - 1) * TW_HIER_LVL_SIZE + s];
+			unsigned int idx = tw_hier_up_idx(level, s);
+			struct hlist_head *head = &h->up[idx];
 			unsigned long len = 0;
 
 			hlist_for_each_entry(node, head, entry) {
@@ -283,11 +283,10 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 					     i, (unsigned long long)node->key, level,
 					     (unsigned long long)s,
 					     xor_level(h, node->key));
-				if (node->key < h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s])
+				if (node->key < h->up_low[idx])
 					FAIL("node %d key %llu below its slot's bound %llu",
 					     i, (unsigned long long)node->key,
-					     (unsigned long long)h->up_low[(level - 1) *
-						TW_HIER_LVL_SIZE + s]);
+					     (unsigned long long)h->up_low[idx]);
 				if (h->tc > (node->key >> sh << sh))
 					FAIL("cascade point %llu after node %d's block",
 					     (unsigned long long)h->tc, i);
@@ -297,12 +296,10 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 			if (!!len != !!(h->up_map[level - 1] & BIT_ULL(s)))
 				FAIL("level %u slot %llu: %lu nodes, bit wrong",
 				     level, (unsigned long long)s, len);
-			if (!len && h->up_low[(level - 1) * TW_HIER_LVL_SIZE + s] !=
-				    TW_NO_TICK)
+			if (!len && h->up_low[idx] != TW_NO_TICK)
 				FAIL("level %u slot %llu empty, its bound %llu",
 				     level, (unsigned long long)s,
-				     (unsigned long long)h->up_low[(level - 1) *
-					TW_HIER_LVL_SIZE + s]);
+				     (unsigned long long)h->up_low[idx]);
 			if (len && s <= cur)
 				FAIL("level %u slot %llu occupied at or behind the clock's %llu",
 				     level, (unsigned long long)s,

@@ -55,7 +55,10 @@
  * -----
  * insert, remove: O(1) (an fls64(), a list link, one or two bits).
  * advance: per handed-out node O(1); per cascade point O(levels) plus
- * O(1) per moved node; empty stretches are skipped from the bitmaps.
+ * O(1) per moved node; empty stretches are skipped from the bitmaps.  A
+ * tickless caller's advance to just past the first level-0 key, with no
+ * cascade point before it, takes that slot's list as it is, not node by
+ * node.
  * next_lower_bound(): O(levels): the earlier of the first level-0 key
  * (exact) and the key bound of the first occupied upper slot (lowered by
  * inserts, left by removals, as wheel.c's slot bounds), so a far timer
@@ -515,6 +518,66 @@ static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
 	h->tc = tw_hier_next_cascade(h);
 }
 
+/*
+ * Level-0 slot @s, holding @t0's nodes, has been handed out (@len of them):
+ * empty it and move @clk past it.
+ */
+static __always_inline void tw_hier_l0_done(struct tw_hier *h,
+					    unsigned long s, u64 t0,
+					    unsigned long len)
+{
+	INIT_HLIST_HEAD(&h->l0[s]);
+	tw_hier_l0_clear(h, s);
+	if (len > h->max_slot)
+		h->max_slot = len;
+	h->clk = t0 + 1;
+	h->next0 = tw_hier_search_l0(h);
+}
+
+/*
+ * The walk of tw_hier_advance(), from @clk to @upto, handing out to @o
+ * (which may already hold nodes): cascade points and level-0 ticks in
+ * tick order.
+ */
+static noinline unsigned int tw_hier_walk(struct tw_hier *h, u64 upto,
+					  unsigned int max,
+					  struct tw_hier_out *o)
+{
+	for (;;) {
+		u64 tc = h->tc, t0;
+
+		/* (A cascade point is never TW_NO_TICK: it is even.) */
+		if (tc == h->clk && tc != TW_NO_TICK) {
+			tw_hier_cascade(h, upto, max, o);
+			continue;
+		}
+		if (h->clk >= upto)
+			break;
+		t0 = h->next0;
+		if (t0 < tc && t0 < upto) {
+			unsigned long s = t0 & tw_hier_mask0(h), len = 0;
+			struct twheel_node *node;
+			struct hlist_node *tmp;
+
+			/* nodes are relinked as they go, the slot emptied after */
+			hlist_for_each_entry_safe(node, tmp, &h->l0[s], entry) {
+				if (max && o->n == max) {
+					h->l0[s].first = &node->entry;
+					node->entry.pprev = &h->l0[s].first;
+					h->clk = t0;
+					return o->n;
+				}
+				len++;
+				tw_hier_hand_out(h, o, node);
+			}
+			tw_hier_l0_done(h, s, t0, len);
+			continue;
+		}
+		h->clk = min(tc, upto);
+	}
+	return o->n;
+}
+
 /**
  * tw_hier_advance() - process the ticks before @upto
  * @h:       the engine
@@ -531,55 +594,45 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			     struct hlist_head *expired)
 {
 	struct tw_hier_out o = { .expired = expired };
+	u64 t0 = h->next0;
 
 	/* One tick with nothing due and no cascade point: the common tick. */
-	if (upto == h->clk + 1 && h->tc > upto && h->next0 != h->clk) {
+	if (upto == h->clk + 1 && h->tc > upto && t0 != h->clk) {
 		h->clk = upto;
 		return 0;
+	}
+	/*
+	 * A tickless caller woken for the first level-0 key, with no cascade
+	 * point before it: every key in that slot is @t0, so the slot's list
+	 * becomes @expired as it is (and the walk goes on from there only if
+	 * more is due).
+	 */
+	if (t0 < upto && t0 < h->tc && hlist_empty(expired)) {
+		unsigned long s = t0 & tw_hier_mask0(h), len = 0;
+		struct hlist_node *n;
+
+		for (n = h->l0[s].first; n; n = n->next) {
+			o.last = n;
+			len++;
+		}
+		if (max && len > max) {
+			o.last = NULL;
+			return tw_hier_walk(h, upto, max, &o);
+		}
+		hlist_move_list(&h->l0[s], expired);
+		h->count -= len;
+		o.n = len;
+		tw_hier_l0_done(h, s, t0, len);
+		if (h->next0 >= upto && h->tc > upto) {
+			h->clk = upto;
+			return len;
+		}
+		return tw_hier_walk(h, upto, max, &o);
 	}
 	if (!hlist_empty(expired))
 		for (o.last = expired->first; o.last->next; o.last = o.last->next)
 			;
-
-	for (;;) {
-		u64 tc = h->tc, t0;
-
-		/* (A cascade point is never TW_NO_TICK: it is even.) */
-		if (tc == h->clk && tc != TW_NO_TICK) {
-			tw_hier_cascade(h, upto, max, &o);
-			continue;
-		}
-		if (h->clk >= upto)
-			break;
-		t0 = h->next0;
-		if (t0 < tc && t0 < upto) {
-			unsigned long s = t0 & tw_hier_mask0(h), len = 0;
-			struct twheel_node *node;
-			struct hlist_node *tmp;
-
-			/* nodes are relinked as they go, the slot emptied after */
-			hlist_for_each_entry_safe(node, tmp, &h->l0[s], entry) {
-				if (max && o.n == max) {
-					h->l0[s].first = &node->entry;
-					node->entry.pprev = &h->l0[s].first;
-					h->clk = t0;
-					goto out;
-				}
-				len++;
-				tw_hier_hand_out(h, &o, node);
-			}
-			INIT_HLIST_HEAD(&h->l0[s]);
-			tw_hier_l0_clear(h, s);
-			if (len > h->max_slot)
-				h->max_slot = len;
-			h->clk = t0 + 1;
-			h->next0 = tw_hier_search_l0(h);
-			continue;
-		}
-		h->clk = min(tc, upto);
-	}
-out:
-	return o.n;
+	return tw_hier_walk(h, upto, max, &o);
 }
 
 /**

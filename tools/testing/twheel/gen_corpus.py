@@ -50,6 +50,14 @@ SEEDS = {
     + bytes([REM, 3, REM, 4, REINS, 5, 0, 9, REINS | 0x80, 6])
     + bytes([NEXT, 0, 200, NEXT, 2, NEXT, 4, 0, 0, 0, 1, 0])
     + adv(5) + adv(5, 0x84) + bytes([NEXT, 3]),
+    # A tickless caller: each advance goes to just past the earliest key.
+    # The hierarchical engine hands a level-0 slot out whole only when no
+    # cascade point comes first (the second advance: key 20 on level 0,
+    # key 28 cascading at 16) and the cap allows all of it (the third).
+    "tickless": bytes([0, 0])
+    + ins(0, 3, 12, 12) + ins(1, 0, 10) + adv(7, 0, 0) + ins(2, 0, 9)
+    + adv(7, 0, 0) + b"".join(ins(3 + n, 0, 5) for n in range(4))
+    + adv(7, 0x81, 0) + adv(7, 0x81, 0) + adv(7, 0, 0) + adv(7, 0, 0),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

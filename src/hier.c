@@ -609,15 +609,29 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 	 */
 	if (t0 < upto && t0 < h->tc && hlist_empty(expired)) {
 		unsigned long s = t0 & tw_hier_mask0(h), len = 0;
+		unsigned long lim = max ? max : ULONG_MAX;
 		struct hlist_node *n;
 
 		for (n = h->l0[s].first; n; n = n->next) {
+			/*
+			 * More than the cap allows: the first @max nodes go, the
+			 * slot keeps the rest and @clk stays on it, as the walk
+			 * leaves a capped slot.  Counting no further keeps a
+			 * burst of 10^5 timers from being read whole in every
+			 * pass of @max.
+			 */
+			if (len == lim) {
+				expired->first = h->l0[s].first;
+				expired->first->pprev = &expired->first;
+				o.last->next = NULL;
+				h->l0[s].first = n;
+				n->pprev = &h->l0[s].first;
+				h->count -= max;
+				h->clk = t0;
+				return max;
+			}
 			o.last = n;
 			len++;
-		}
-		if (max && len > max) {
-			o.last = NULL;
-			return tw_hier_walk(h, upto, max, &o);
 		}
 		hlist_move_list(&h->l0[s], expired);
 		h->count -= len;

@@ -172,15 +172,21 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 	h->next0 = TW_NO_TICK;
 }
 
+/* Link @node on level-0 slot @s, leaving @next0 to the caller. */
+static __always_inline void tw_hier_link_l0(struct tw_hier *h,
+					    struct twheel_node *node,
+					    unsigned long s)
+{
+	hlist_add_head(&node->entry, &h->l0[s]);
+	__set_bit(s, h->l0_map);
+	__set_bit(s / BITS_PER_LONG, h->l0_sum);
+}
+
 /* Link @node, its key within a revolution from @clk, on level 0. */
 static __always_inline void tw_hier_place_l0(struct tw_hier *h,
 					     struct twheel_node *node)
 {
-	unsigned long s = node->key & tw_hier_mask0(h);
-
-	hlist_add_head(&node->entry, &h->l0[s]);
-	__set_bit(s, h->l0_map);
-	__set_bit(s / BITS_PER_LONG, h->l0_sum);
+	tw_hier_link_l0(h, node, node->key & tw_hier_mask0(h));
 	h->next0 = min(h->next0, node->key);
 }
 
@@ -461,6 +467,91 @@ static bool tw_hier_lone_due(const struct tw_hier *h,
 }
 
 /*
+ * Whether a node being cascaded, its key @key, is due at @clk (which is
+ * before @upto: @due) and the cap allows one more.
+ */
+static __always_inline bool tw_hier_due_now(u64 key, u64 clk, bool due,
+					    unsigned int max,
+					    const struct tw_hier_out *o)
+{
+	return key == clk && due && (!max || o->n < max);
+}
+
+/*
+ * Cascade the nodes of @list, a level-1 slot whose block starts at @clk:
+ * the block is one revolution, so each node is due now or goes to level 0.
+ * Returns how many nodes @list held.
+ */
+static unsigned long tw_hier_cascade_l1(struct tw_hier *h,
+					struct hlist_head *list, u64 upto,
+					unsigned int max, struct tw_hier_out *o)
+{
+	u64 clk = h->clk, mask = tw_hier_mask0(h), next0 = h->next0;
+	bool due = clk < upto;
+	struct twheel_node *node;
+	struct hlist_node *tmp;
+	unsigned long len = 0;
+
+	/* each node is linked anew: no need to unlink it from @list */
+	hlist_for_each_entry_safe(node, tmp, list, entry) {
+		len++;
+		if (tw_hier_due_now(node->key, clk, due, max, o)) {
+			tw_hier_hand_out(h, o, node);
+		} else {
+			tw_hier_link_l0(h, node, node->key & mask);
+			next0 = min(next0, node->key);
+		}
+	}
+	h->next0 = next0;
+	return len;
+}
+
+/*
+ * Cascade the nodes of @list, a slot of level @level >= 2 whose block
+ * starts at @clk.  A node whose bits of level @level - 1's slot index are
+ * not zero (slot 0 is @clk's own) goes to that slot: nearly all of them,
+ * with no fls64() and no cascade point to lower each (the caller
+ * recomputes @tc), the level's map updated once.  The others belong lower
+ * and are placed one by one, or handed out if due now.  Returns how many
+ * nodes @list held, as tw_hier_cascade_l1().
+ */
+static unsigned long tw_hier_cascade_up(struct tw_hier *h,
+					struct hlist_head *list,
+					unsigned int level, u64 upto,
+					unsigned int max, struct tw_hier_out *o)
+{
+	unsigned int sh = tw_hier_shift(h, level - 1);
+	struct hlist_head *up = &h->up[tw_hier_up_idx(level - 1, 0)];
+	u64 *low = &h->up_low[tw_hier_up_idx(level - 1, 0)];
+	u64 clk = h->clk, map = 0;
+	bool due = clk < upto;
+	struct twheel_node *node;
+	struct hlist_node *tmp;
+	unsigned long len = 0;
+
+	/* each node is linked anew: no need to unlink it from @list */
+	hlist_for_each_entry_safe(node, tmp, list, entry) {
+		unsigned int s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
+
+		len++;
+		if (s) {
+			hlist_add_head(&node->entry, &up[s]);
+			low[s] = min(low[s], node->key);
+			map |= BIT_ULL(s);
+		} else if (tw_hier_due_now(node->key, clk, due, max, o)) {
+			tw_hier_hand_out(h, o, node);
+		} else {
+			tw_hier_place(h, node);
+		}
+	}
+	if (map) {
+		h->up_map[level - 2] |= map;
+		h->up_levels |= BIT(level - 2);
+	}
+	return len;
+}
+
+/*
  * @clk has reached the start of the block of every upper slot at its
  * current position: place their nodes again, top level first.  A node whose
  * key is @clk and is due is handed out directly unless the cap is reached,
@@ -482,10 +573,9 @@ static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
 		unsigned int s = (h->clk >> tw_hier_shift(h, level)) &
 				 (TW_HIER_LVL_SIZE - 1);
 		struct twheel_node *node;
-		struct hlist_node *tmp;
 		struct hlist_head list;
 		unsigned int given = o->n;
-		unsigned long len = 0;
+		unsigned long len;
 
 		todo &= ~BIT(level - 1);
 		if (!(h->up_map[level - 1] & BIT_ULL(s)))
@@ -497,20 +587,10 @@ static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
 			tw_hier_hand_out(h, o, node);
 			continue;
 		}
-		/* each node is linked anew: no need to unlink it from @list */
-		hlist_for_each_entry_safe(node, tmp, &list, entry) {
-			len++;
-			if (node->key == h->clk && h->clk < upto &&
-			    (!max || o->n < max)) {
-				tw_hier_hand_out(h, o, node);
-				continue;
-			}
-			/* a level-1 slot is one revolution from its start */
-			if (level == 1)
-				tw_hier_place_l0(h, node);
-			else
-				tw_hier_place(h, node);
-		}
+		if (level == 1)
+			len = tw_hier_cascade_l1(h, &list, upto, max, o);
+		else
+			len = tw_hier_cascade_up(h, &list, level, upto, max, o);
 		h->moves += len - (o->n - given);
 		if (len > h->max_slot)
 			h->max_slot = len;

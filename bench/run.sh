@@ -20,6 +20,10 @@
 #                (bench/plot.sh, needs gnuplot)
 #   --kernel K   stock61 (default) | stock612; KASAN kernels are pointless
 #
+# BENCH_PROFILE, with --profile: a file of plan lines run instead of the
+# default workloads, e.g. "prof deliver $U -S deliver -i twheel" ($U is
+# twheel_ubench; "kb PARAMS" loads and unloads twheel_bench.ko).
+#
 # Both modes check that the CSV is well formed, has the header
 # suite,impl,n,op,ns_per_op,min,max,reps (the median of the repetitions,
 # their min and max, and how many there were) and rows from every suite,
@@ -166,6 +170,12 @@ prof() {
 U=/tmp/bench/twheel_ubench
 K=/tmp/bench/twheel_bench.ko
 kb() { insmod $K "$@" && rmmod twheel_bench; }
+EOF
+		if [[ -n "${BENCH_PROFILE:-}" ]]; then
+			cat "$BENCH_PROFILE"
+			return
+		fi
+		cat <<'EOF'
 prof user_twheel_b4096 $U -i twheel_b4096 -n 100000 -r 5
 prof user_twheel_single $U -i twheel -n 100000 -r 5
 prof user_timerfd $U -i timerfd -n 100000 -r 5

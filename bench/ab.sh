@@ -2,14 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # A/B of two builds of twheel.ko in one VM: the in-kernel benchmark
-# (twheel_bench.ko, built from the working tree) runs against the module
-# of git revision OLD and against that of NEW (default: the working tree),
-# in rounds that alternate which goes first, all in one boot of KERNEL.
+# (twheel_bench.ko) and/or the userspace one (twheel_ubench), both built
+# from the working tree, run against the module of git revision OLD and
+# against that of NEW (default: the working tree), in rounds that
+# alternate which goes first, all in one boot of KERNEL.
 # So both builds see the same VM, memory layout aside, and the same drift
 # of the host; comparing two full runs made at different times does not.
 #
-# Usage: bench/ab.sh [--kernel K] [--rounds N] OLD [NEW] -- PARAM=VALUE...
+# Usage: bench/ab.sh [--kernel K] [--rounds N] [--ubench ARGS] OLD [NEW]
+#                    [-- PARAM=VALUE...]
 #   PARAM=VALUE  twheel_bench.ko parameters, e.g. suites=spread reps=3
+#   --ubench ARGS  also run twheel_ubench ARGS (one string) in each round
 #   --rounds N   rounds (default 7); each loads OLD and NEW once
 #   --kernel K   stock61 (default) | stock612
 #
@@ -28,21 +31,24 @@ BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 
 kernel=stock61
 rounds=7
+uargs=
 revs=()
 while (($#)); do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2 ;;
 	--) shift; break ;;
-	-h | --help) sed -n '4,23p' "$0"; exit 0 ;;
+	--ubench) uargs=$2; shift 2 ;;
+	-h | --help) sed -n '4,26p' "$0"; exit 0 ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) revs+=("$1"); shift ;;
 	esac
 done
 params="$*"
 check_kernel_name "$kernel"
-((${#revs[@]} == 1 || ${#revs[@]} == 2)) || die "usage: ${0##*/} [--kernel K] [--rounds N] OLD [NEW] -- PARAM=VALUE..."
-[[ -n "$params" ]] || die "no twheel_bench.ko parameters after --"
+((${#revs[@]} == 1 || ${#revs[@]} == 2)) ||
+	die "usage: ${0##*/} [--kernel K] [--rounds N] [--ubench ARGS] OLD [NEW] [-- PARAM=VALUE...]"
+[[ -n "$params$uargs" ]] || die "nothing to run: twheel_bench.ko parameters after --, or --ubench"
 ((rounds >= 1)) || die "--rounds: at least 1"
 
 out=$TWHEEL_BUILD/ab
@@ -89,6 +95,10 @@ make -C "$kdir" M="$kmod" W=1 TWHEEL_INCLUDE="$TWHEEL_ROOT/include" \
 for m in "$out"/pay/*.ko "$kmod/twheel_bench.ko"; do
 	strip --strip-debug -o "$out/pay/$(basename "$m")" "$m"
 done
+log "building twheel_ubench (static)"
+make -C "$BENCH_DIR/user" --no-print-directory O="$out" >>"$buildlog" 2>&1 ||
+	{ cat "$buildlog" >&2; die "twheel_ubench build failed"; }
+strip -o "$out/pay/twheel_ubench" "$out/twheel_ubench"
 
 plan=$out/ab.sh
 {
@@ -102,8 +112,13 @@ sed -n '/^__TWHEEL_AB_PAYLOAD__\$/,\$p' /plan | sed 1d | base64 -d | gunzip | ta
 one() {
 	echo "ab: round \$1 \$2"
 	insmod /tmp/ab/twheel_\$2.ko max_timers_per_user=4000000 || { fail "insmod twheel_\$2"; return; }
-	insmod /tmp/ab/twheel_bench.ko $params || fail "round \$1 \$2: twheel_bench.ko"
-	rmmod twheel_bench 2>/dev/null || true
+	if [ -n "$params" ]; then
+		insmod /tmp/ab/twheel_bench.ko $params || fail "round \$1 \$2: twheel_bench.ko"
+		rmmod twheel_bench 2>/dev/null || true
+	fi
+	if [ -n "$uargs" ]; then
+		/tmp/ab/twheel_ubench $uargs || fail "round \$1 \$2: twheel_ubench"
+	fi
 	rmmod twheel || fail "rmmod twheel (\$2)"
 }
 r=1
@@ -115,7 +130,8 @@ check "A/B rounds ran" true
 exit 0
 __TWHEEL_AB_PAYLOAD__
 EOF
-	tar -C "$out/pay" -cf - twheel_old.ko twheel_new.ko twheel_bench.ko | gzip -9 | base64
+	tar -C "$out/pay" -cf - twheel_old.ko twheel_new.ko twheel_bench.ko twheel_ubench |
+		gzip -9 | base64
 } >"$plan"
 
 # The plan runs every round in one boot: give it the full run's room.
@@ -134,11 +150,11 @@ mkdir -p "$(dirname "$csv")"
 {
 	echo "round,build,suite,impl,n,op,value"
 	awk '/ab: round [0-9]+ (old|new)/ { for (i = 1; i < NF; i++) if ($i == "round") { r = $(i + 1); b = $(i + 2) } }
-		/twheel_bench: csv,/ && r {
-			sub(/.*twheel_bench: csv,/, ""); split($0, f, ",")
+		/twheel_u?bench: csv,/ && r {
+			sub(/.*twheel_u?bench: csv,/, ""); split($0, f, ",")
 			print r "," b "," f[1] "," f[2] "," f[3] "," f[4] "," f[5] }' "$console"
 } >"$csv"
-echo "A/B on $kernel: old = $old_id, new = $new_id; $rounds rounds; $params"
+echo "A/B on $kernel: old = $old_id, new = $new_id; $rounds rounds; $params${uargs:+; twheel_ubench $uargs}"
 echo "(medians over the rounds, range in brackets; ratio = new / old of the same round)"
 awk -F, 'NR > 1 {
 	k = $3 "," $4 "," $5 "," $6

@@ -172,12 +172,14 @@ enum twheel_rec_state {
  * @ut:    the timer of each record (new for ARM)
  * @ret:   the errno of each failed record
  * @state: enum twheel_rec_state of each record
+ * @freed: timers its CANCELs freed and not yet uncharged
  */
 struct twheel_batch_run {
 	struct twheel_batch_op ops[TWHEEL_BATCH_RUN];
 	struct twheel_utimer *ut[TWHEEL_BATCH_RUN];
 	int ret[TWHEEL_BATCH_RUN];
 	u8 state[TWHEEL_BATCH_RUN];
+	unsigned int freed;
 };
 
 /**
@@ -681,7 +683,10 @@ static int twheel_do_modify(struct twheel_ctx *ctx, struct twheel_utimer *ut,
 				  twheel_spec_mode(spec));
 }
 
-/* Free a stopped timer: @pending is what stopping it returned. */
+/*
+ * Free a stopped timer: @pending is what stopping it returned.  Its charge
+ * is the caller's to give back.
+ */
 static u32 twheel_finish_cancel(struct twheel_ctx *ctx,
 				struct twheel_utimer *ut, int pending)
 {
@@ -696,15 +701,18 @@ static u32 twheel_finish_cancel(struct twheel_ctx *ctx,
 	status = pending || (ut->flags & TWHEEL_UT_PERIODIC) ?
 		 TWHEEL_CANCEL_PENDING : TWHEEL_CANCEL_FIRED;
 	twheel_ut_free(ctx, ut);
-	twheel_uncharge(ctx, 1);
 	return status;
 }
 
 static u32 twheel_do_cancel(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 {
+	u32 status;
+
 	/* Shutdown: a periodic callback running now cannot re-arm it. */
-	return twheel_finish_cancel(ctx, ut,
-				    twheel_timer_shutdown_sync(&ut->timer));
+	status = twheel_finish_cancel(ctx, ut,
+				      twheel_timer_shutdown_sync(&ut->timer));
+	twheel_uncharge(ctx, 1);
+	return status;
 }
 
 /**
@@ -1031,6 +1039,8 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	case TWHEEL_REC_STOPPED_PENDING:
 		twheel_finish_cancel(ctx, ut,
 				     run->state[i] == TWHEEL_REC_STOPPED_PENDING);
+		/* uncharged with the run's others: one atomic, not one each */
+		run->freed++;
 		return 0;
 	case TWHEEL_REC_SLOW:
 		break;
@@ -1056,12 +1066,25 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	return ret;
 }
 
-/* Do what is left of a record now, before the records after it. */
+/* Give back the charge of the timers the run's CANCELs freed so far. */
+static void twheel_batch_uncharge(struct twheel_ctx *ctx,
+				  struct twheel_batch_run *run)
+{
+	if (run->freed)
+		twheel_uncharge(ctx, run->freed);
+	run->freed = 0;
+}
+
+/*
+ * Do what is left of a record now, before the records after it, its
+ * charge included: near the limit an ARM after it may need the room.
+ */
 static void twheel_batch_complete(struct twheel_ctx *ctx,
 				  struct twheel_batch_run *run, unsigned int i)
 {
 	run->ret[i] = twheel_batch_finish(ctx, run, i);
 	run->state[i] = run->ret[i] ? TWHEEL_REC_FAILED : TWHEEL_REC_DONE;
+	twheel_batch_uncharge(ctx, run);
 }
 
 /*
@@ -1204,6 +1227,7 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 			if (armed)
 				twheel_do_cancel(ctx, ut);
 		}
+		twheel_batch_uncharge(ctx, run);
 		done += reported;
 		if (fatal_signal_pending(current))
 			break;

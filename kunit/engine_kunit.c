@@ -16,6 +16,7 @@
  *
  * Plus cases for the hierarchical engine's cascades: across every level
  * boundary, at 2^32 and next to 2^64, at most levels - 1 moves per node,
+ * one level down for the nodes of a cascaded slot that belong there,
  * none for a node range-placed on a bucket start or due alone in its slot,
  * and one wakeup for a far timer.
  *
@@ -351,6 +352,51 @@ static void tw_hier_cascade_across_level_boundaries(struct kunit *test)
 }
 
 /*
+ * A cascaded slot of level 3 starts at the clock: its nodes whose level-2
+ * slot bits are not zero go to exactly that level-2 slot, one move each;
+ * the others are placed lower (level 1 or 0), and the one on the block
+ * start itself is due and handed out by the cascade.
+ */
+static void tw_hier_cascade_one_level_down(struct kunit *test)
+{
+	/* bits 8: level 1 from 2^8, level 2 from 2^14, level 3 from 2^20 */
+	struct twe *t = twe_new(test, 8, 0);
+	struct tw_hier *h = twe_hier(test, t);
+	const u64 b = 1ULL << 20;
+	static const struct {
+		u64 off;	/* key - b */
+		int level;	/* after the cascade; -1: handed out */
+	} n[] = {
+		{ 0, -1 },			/* the block start: due */
+		{ 5, 0 },			/* within a revolution */
+		{ 300, 1 },			/* level-1 slot 1 */
+		{ 1ULL << 14, 2 },		/* level-2 slot 1, its start */
+		{ 3 * (1ULL << 14) + 7, 2 },	/* level-2 slot 3 */
+		{ 63 * (1ULL << 14) + 300, 2 },	/* level-2 slot 63 */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(n); i++) {
+		twe_insert(t, i, b + n[i].off);
+		KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[i]), 3);
+	}
+	KUNIT_EXPECT_EQ(test, twe_advance(t, b + 1, 0), 1U);
+	KUNIT_EXPECT_EQ(test, t->hits[0], 1UL);
+	KUNIT_EXPECT_EQ(test, h->moves, (u64)ARRAY_SIZE(n) - 1);
+	for (i = 1; i < ARRAY_SIZE(n); i++)
+		KUNIT_EXPECT_EQ_MSG(test, tw_hier_node_level(h, &t->nodes[i]),
+				    n[i].level, "key b + %llu", n[i].off);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_key(&t->e, TW_NO_TICK), b + 5);
+	/* the rest in key order, each at the first advance past its key */
+	while (tw_engine_count(&t->e))
+		twe_advance(t, tw_engine_next_key(&t->e, TW_NO_TICK) + 1, 0);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	for (i = 0; i < ARRAY_SIZE(n); i++)
+		KUNIT_EXPECT_EQ(test, t->hits[i], 1UL);
+	KUNIT_EXPECT_LE(test, h->moves, (u64)ARRAY_SIZE(n) * (h->levels - 1));
+}
+
+/*
  * next_lower_bound is the earliest key from the bitmaps and slot bounds: a
  * far timer wakes its caller once, when due, and the advance that hands it
  * out does its cascades (two here) on the way.
@@ -465,6 +511,7 @@ static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_engine_advance_cap_in_batches, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_64bit_end_of_time, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_cascade_across_level_boundaries, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_cascade_one_level_down, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_next_lower_bound_far_timer_one_wakeup, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_advance_lone_due_timer_never_moves, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_slack_bucket_start_never_cascades, twe_gen_params),

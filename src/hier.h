@@ -33,7 +33,8 @@
  * @next0:    the earliest level-0 key, TW_NO_TICK when level 0 is empty;
  *            kept exact by every change (see hier.c)
  * @l0:       1 << @bits lists; a node with key k is in slot k & mask, and
- *            only keys in the same 2^@bits-aligned block as @clk are here
+ *            only keys less than a revolution ahead of @clk are here (so
+ *            each slot holds one tick)
  * @l0_map:   one bit per level-0 slot, set iff it is non-empty
  * @l0_sum:   one bit per word of @l0_map, set iff that word is non-zero
  * @up:       @levels * 64 lists; level L >= 1 is up[(L - 1) * 64 ...]

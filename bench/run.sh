@@ -5,7 +5,7 @@
 # userspace benchmark, boot the stock 6.1 kernel once through the harness
 # (scripts/vm-run.sh) with a plan that runs both, and collect the results.
 #
-# Usage: bench/run.sh [--smoke | --profile] [--plots] [--kernel KERNEL]
+# Usage: bench/run.sh [--smoke | --profile | --insn] [--plots] [--kernel KERNEL]
 #   (no option)  full run (N = 10^3 .. 10^6, 7 repetitions, implementations
 #                rotated; about an hour, 25 min of it in-kernel); writes
 #                build/bench/results-KERNEL.csv and prints the tables and
@@ -16,6 +16,11 @@
 #                twheel_prof.ko (a sampling profiler: perf has no PMU in
 #                TCG) and write the hottest functions of each to
 #                build/bench/profile.txt
+#   --insn       instead of the benchmarks, count the kernel instructions
+#                that chosen workloads execute, per function, exactly (a
+#                QEMU TCG plugin, bench/insn/insn_prof.c: it sees the
+#                interrupt-off regions the sampling profiler cannot) and
+#                write the largest shares of each to build/bench/insn.txt
 #   --plots      also redraw Documentation/bench-*.png from the CSV
 #                (bench/plot.sh, needs gnuplot)
 #   --kernel K   stock61 (default) | stock612; KASAN kernels are pointless
@@ -23,6 +28,7 @@
 # BENCH_PROFILE, with --profile: a file of plan lines run instead of the
 # default workloads, e.g. "prof deliver $U -S deliver -i twheel" ($U is
 # twheel_ubench; "kb PARAMS" loads and unloads twheel_bench.ko).
+# BENCH_INSN, with --insn: the same, with "iprof LABEL CMD..." lines.
 #
 # Both modes check that the CSV is well formed, has the header
 # suite,impl,n,op,ns_per_op,min,max,reps (the median of the repetitions,
@@ -52,6 +58,7 @@ while (($#)); do
 	case "$1" in
 	--smoke) smoke=1; shift ;;
 	--profile) smoke=2; shift ;;
+	--insn) smoke=3; shift ;;
 	--plots) plots=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
 	-h | --help) sed -n '4,30p' "$0"; exit 0 ;;
@@ -62,7 +69,12 @@ check_kernel_name "$kernel"
 
 out=$TWHEEL_BUILD/bench
 mkdir -p "$out"
-if ((smoke == 2)); then
+if ((smoke == 3)); then
+	mode=insn
+	kparams=
+	uargs=
+	: "${TWHEEL_VM_TIMEOUT:=3600}"
+elif ((smoke == 2)); then
 	mode=profile
 	csv=$out/results-profile.csv
 	kparams=
@@ -92,6 +104,14 @@ uargs="$uargs ${BENCH_UARGS:-}"
 # about a microsecond: clock reads would then dominate every path that takes
 # the time.  Real machines run on the TSC, so the benchmark VM does too.
 TWHEEL_VM_APPEND="${TWHEEL_VM_APPEND:-} tsc=reliable"
+if [[ $mode == insn ]]; then
+	# One address per function from boot to boot: the plan prints them.
+	TWHEEL_VM_APPEND+=" nokaslr"
+	rm -rf "$out/insn"
+	mkdir -p "$out/insn"
+	TWHEEL_VM_QEMU_ARGS="${TWHEEL_VM_QEMU_ARGS:-} -plugin $out/insn_prof.so,out=$out/insn/window"
+	export TWHEEL_VM_QEMU_ARGS
+fi
 export TWHEEL_VM_TIMEOUT TWHEEL_VM_MEM TWHEEL_VM_APPEND
 
 pass=0
@@ -144,6 +164,12 @@ if ! make -C "$BENCH_DIR/user" --no-print-directory O="$out" >>"$buildlog" 2>&1;
 	notok "twheel_ubench"
 	finish
 fi
+if [[ $mode == insn ]] &&
+	! make -C "$BENCH_DIR/insn" --no-print-directory O="$out" >>"$buildlog" 2>&1; then
+	cat "$buildlog" >&2
+	notok "insn_prof.so and insn_mark"
+	finish
+fi
 ok "built twheel_bench.ko ($kernel) and twheel_ubench"
 
 # ---- the plan, with the binaries as its payload -----------------------------------
@@ -154,10 +180,59 @@ mkdir -p "$pay"
 strip --strip-debug -o "$pay/twheel_bench.ko" "$kmod/twheel_bench.ko"
 strip --strip-debug -o "$pay/twheel_prof.ko" "$kmod/twheel_prof.ko"
 strip -o "$pay/twheel_ubench" "$out/twheel_ubench"
+payload=(twheel_bench.ko twheel_prof.ko twheel_ubench)
+if [[ $mode == insn ]]; then
+	strip -o "$pay/insn_mark" "$out/insn_mark"
+	payload+=(insn_mark)
+fi
 
 # The guest's part of the plan, by mode.
 plan_body() {
-	if [[ $mode == profile ]]; then
+	if [[ $mode == insn ]]; then
+		# Each workload in a window of its own; twheel_bench.ko stays
+		# loaded to its end, for its addresses (insn-sym lines).
+		cat <<'EOF'
+U=/tmp/bench/twheel_ubench
+K=/tmp/bench/twheel_bench.ko
+kb() { insmod $K "$@"; }
+insn_w=0
+iprof() {
+	label=$1
+	shift
+	/tmp/bench/insn_mark
+	insn_w=$((insn_w + 1))
+	"$@" || fail "$label: $* failed"
+	/tmp/bench/insn_mark
+	echo "insn-window: $insn_w $label"
+	if grep -q '^twheel_bench ' /proc/modules; then
+		grep '\[twheel_bench\]$' /proc/kallsyms | sed "s/^/insn-sym $insn_w /"
+		rmmod twheel_bench
+	fi
+	insn_w=$((insn_w + 1))
+}
+EOF
+		if [[ -n "${BENCH_INSN:-}" ]]; then
+			cat "$BENCH_INSN"
+		else
+			cat <<'EOF'
+iprof user_twheel_b4096 $U -S user -i twheel_b4096 -n 100000 -r 1
+iprof user_timerfd $U -S user -i timerfd -n 100000 -r 1
+iprof deliver_twheel $U -S deliver -i twheel -e 100000 -n 100000 -r 1 -s 0
+iprof deliver_timerfd $U -S deliver -i timerfd -e 100000 -n 100000 -r 1 -s 0
+iprof k_fire_twheel kb suites=fire impls=twheel ns=100000 reps=1
+iprof k_fire_timer_list kb suites=fire impls=timer_list ns=100000 reps=1
+EOF
+		fi
+		# The kernel's and twheel.ko's functions, for all windows.
+		cat <<'EOF'
+loglevel=$(cut -f1 /proc/sys/kernel/printk)
+echo 1 >/proc/sys/kernel/printk
+echo "insn-kallsyms-begin"
+grep ' [tT] ' /proc/kallsyms | gzip -1 | base64
+echo "insn-kallsyms-end"
+echo "$loglevel" >/proc/sys/kernel/printk
+EOF
+	elif [[ $mode == profile ]]; then
 		# Each workload between insmod and rmmod of the profiler.
 		cat <<'EOF'
 prof() {
@@ -217,7 +292,7 @@ check "twheel unloads" rmmod twheel
 exit 0
 __TWHEEL_BENCH_PAYLOAD__
 EOF
-	tar -C "$pay" -cf - twheel_bench.ko twheel_prof.ko twheel_ubench | gzip -9 | base64
+	tar -C "$pay" -cf - "${payload[@]}" | gzip -9 | base64
 } >"$plan"
 
 # ---- run ----------------------------------------------------------------------------
@@ -226,7 +301,8 @@ log "booting $kernel ($mode run; TWHEEL_VM_MEM=$TWHEEL_VM_MEM, timeout ${TWHEEL_
 vmout=$out/vm-$mode.out
 vm_rc=0
 "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 "$kernel" "$plan" >"$vmout" 2>&1 || vm_rc=$?
-grep -vE 'csv,' "$vmout" | tail -n 40
+# (not the CSV rows, nor the symbols --insn prints in base64)
+grep -avE 'csv,|^[A-Za-z0-9+/=]{40,}$' "$vmout" | tail -n 40
 if ((vm_rc == 0)); then
 	ok "VM run ($kernel, $mode)"
 else
@@ -235,6 +311,22 @@ fi
 
 # ---- results --------------------------------------------------------------------------
 
+if [[ $mode == insn ]]; then
+	console=$TWHEEL_BUILD/vm/$kernel-bench-$mode.clean.log
+	if "$BENCH_DIR/insn/report.py" "$console" "$out/insn/window" >"$out/insn.txt"; then
+		ok "instruction profile: $out/insn.txt"
+		cut -c1-110 "$out/insn.txt"
+	else
+		notok "instruction profile from $console"
+	fi
+	# The module's own functions were counted and found by name.
+	if grep -q '\[twheel\]$' "$out/insn.txt"; then
+		ok "twheel's functions in the instruction profile"
+	else
+		notok "twheel's functions in the instruction profile"
+	fi
+	finish
+fi
 if [[ $mode == profile ]]; then
 	console=$TWHEEL_BUILD/vm/$kernel-bench-$mode.clean.log
 	grep -aoE 'twheel_prof: prof,.*' "$console" | sed 's/^twheel_prof: prof,//' >"$out/profile.txt" || true

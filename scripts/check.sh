@@ -17,6 +17,8 @@
 #               replay and 10 s of libFuzzer on every engine, a seconds-long
 #               native benchmark run
 #   bench-smoke seconds-long benchmark run in a stock 6.1 VM
+#   insn-smoke  the instruction profiler (bench/run.sh --insn) on two tiny
+#               workloads in a stock 6.1 VM
 # A failing step does not stop the later ones, so one run shows every
 # problem.  Prints per-step timings; the last line is the total
 # "N passed, N failed"; exits non-zero if anything failed.
@@ -49,6 +51,7 @@ step kcsan make --no-print-directory kcsan
 step tools make --no-print-directory -C tools check
 step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 step bench-smoke make --no-print-directory -C bench smoke
+step insn-smoke make --no-print-directory -C bench insn-smoke
 
 echo
 report_counted "check (total $((SECONDS - start)) s)"

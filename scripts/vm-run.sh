@@ -41,7 +41,9 @@
 #
 # Environment: TWHEEL_VM_TIMEOUT (default 300 s), TWHEEL_VM_MEM (1G),
 # TWHEEL_VM_CPUS (2), TWHEEL_VM_APPEND (extra kernel command line),
-# TWHEEL_VM_VERBOSE=1 (print the whole console, not only the plan's part).
+# TWHEEL_VM_VERBOSE=1 (print the whole console, not only the plan's part),
+# TWHEEL_VM_QEMU_ARGS (more qemu arguments, split at spaces: bench/run.sh
+# --insn adds its TCG plugin with it).
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -144,6 +146,8 @@ smp=$cpus,sockets=$cpus,cores=1,threads=1
 qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -no-reboot
 	-display none -monitor none -serial "file:$console"
 	-kernel "$image" -initrd "$initrd" -append "$append")
+read -r -a extra <<<"${TWHEEL_VM_QEMU_ARGS:-}"
+qemu+=("${extra[@]}")
 log "$run_id: ${qemu[*]}"
 start=$SECONDS
 rm -f "$console.boot1"

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Per-function shares of the kernel instructions counted by insn_prof.
+
+Usage: report.py CONSOLE PREFIX [--top N]
+
+CONSOLE is the VM's console log of a `bench/run.sh --insn` run: its
+"insn-window: W LABEL" lines name the windows, "insn-sym W ADDR T NAME
+[twheel_bench]" lines give the benchmark module's addresses in window W,
+and the base64 gzip between insn-kallsyms-begin and -end is the guest's
+text symbols.  PREFIX.W are the plugin's counts of window W.  Prints, per
+labelled window, the kernel and user instruction totals and the functions
+with the largest shares of the kernel's.
+"""
+import base64
+import bisect
+import gzip
+import re
+import sys
+
+
+def parse_console(path):
+    labels, msyms, b64, inside = {}, {}, [], False
+    with open(path, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line == "insn-kallsyms-begin":
+                inside = True
+            elif line == "insn-kallsyms-end":
+                inside = False
+            elif inside:
+                # a kernel message may still cut in
+                line = re.sub(r"\[ *\d+\.\d+\] .*", "", line)
+                if re.fullmatch(r"[A-Za-z0-9+/=]+", line):
+                    b64.append(line)
+            elif m := re.match(r"insn-window: (\d+) (\S+)", line):
+                labels[int(m[1])] = m[2]
+            elif m := re.match(r"insn-sym (\d+) ([0-9a-f]+) \S (\S+)", line):
+                msyms.setdefault(int(m[1]), []).append(
+                    (int(m[2], 16), m[3] + " [twheel_bench]"))
+    syms = []
+    text = gzip.decompress(base64.b64decode("".join(b64))).decode()
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 3:
+            name = parts[2] + (" " + parts[3] if len(parts) > 3 else "")
+            syms.append((int(parts[0], 16), name))
+    return labels, msyms, syms
+
+
+def main():
+    if len(sys.argv) < 3:
+        sys.exit(__doc__)
+    top = 25
+    if "--top" in sys.argv:
+        top = int(sys.argv[sys.argv.index("--top") + 1])
+    labels, msyms, ksyms = parse_console(sys.argv[1])
+    if not labels or not ksyms:
+        sys.exit("report.py: no windows or no symbols in " + sys.argv[1])
+    for w in sorted(labels):
+        syms = sorted(ksyms + msyms.get(w, []))
+        addrs = [a for a, _ in syms]
+        per, kernel, user = {}, 0, 0
+        with open(f"{sys.argv[2]}.{w}") as f:
+            for line in f:
+                a, n = line.split()
+                if a == "user":
+                    user = int(n)
+                    continue
+                i = bisect.bisect_right(addrs, int(a, 16)) - 1
+                name = syms[i][1] if i >= 0 else "?"
+                per[name] = per.get(name, 0) + int(n)
+                kernel += int(n)
+        print(f"== {labels[w]}: kernel {kernel:,} instructions, "
+              f"user {user:,} ==")
+        for name, n in sorted(per.items(), key=lambda x: -x[1])[:top]:
+            print(f"  {100.0 * n / max(kernel, 1):5.1f}%  {n:>14,}  {name}")
+        print()
+        if not kernel:
+            sys.exit(f"report.py: window {w} ({labels[w]}) counted nothing")
+
+
+main()

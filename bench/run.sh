@@ -189,36 +189,32 @@ fi
 # The guest's part of the plan, by mode.
 plan_body() {
 	if [[ $mode == insn ]]; then
-		# Each workload in a window of its own; twheel_bench.ko stays
-		# loaded to its end, for its addresses (insn-sym lines).
+		# Each workload in a window of its own, named by the marks'
+		# console lines (twheel_ubench -M adds its own per phase);
+		# twheel_bench.ko stays loaded to the window's end, for its
+		# addresses (insn-sym lines).
 		cat <<'EOF'
 U=/tmp/bench/twheel_ubench
 K=/tmp/bench/twheel_bench.ko
 kb() { insmod $K "$@"; }
-insn_w=0
 iprof() {
 	label=$1
 	shift
-	/tmp/bench/insn_mark
-	insn_w=$((insn_w + 1))
+	/tmp/bench/insn_mark -
 	"$@" || fail "$label: $* failed"
-	/tmp/bench/insn_mark
-	echo "insn-window: $insn_w $label"
+	/tmp/bench/insn_mark "$label"
 	if grep -q '^twheel_bench ' /proc/modules; then
-		grep '\[twheel_bench\]$' /proc/kallsyms | sed "s/^/insn-sym $insn_w /"
+		grep '\[twheel_bench\]$' /proc/kallsyms | sed 's/^/insn-sym /'
 		rmmod twheel_bench
 	fi
-	insn_w=$((insn_w + 1))
 }
 EOF
 		if [[ -n "${BENCH_INSN:-}" ]]; then
 			cat "$BENCH_INSN"
 		else
 			cat <<'EOF'
-iprof user_twheel_b4096 $U -S user -i twheel_b4096 -n 100000 -r 1
-iprof user_timerfd $U -S user -i timerfd -n 100000 -r 1
-iprof deliver_twheel $U -S deliver -i twheel -e 100000 -n 100000 -r 1 -s 0
-iprof deliver_timerfd $U -S deliver -i timerfd -e 100000 -n 100000 -r 1 -s 0
+iprof user_tail $U -M -S user -i twheel_b4096,timerfd -n 1000,100000 -r 1
+iprof deliver_tail $U -M -S deliver -e 1000,100000 -n 100000 -r 1 -s 0
 iprof k_fire_twheel kb suites=fire impls=twheel ns=100000 reps=1
 iprof k_fire_timer_list kb suites=fire impls=timer_list ns=100000 reps=1
 EOF

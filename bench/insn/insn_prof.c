@@ -77,14 +77,16 @@ static void end_window(void)
 		v[i++] = b;
 	qsort(v, nr_blocks, sizeof(*v), by_vaddr);
 	for (i = 0; i < nr_blocks; i = j) {
-		uint64_t sum = 0;
+		uint64_t insns = 0, execs = 0;
 
 		for (j = i; j < nr_blocks && v[j]->vaddr == v[i]->vaddr; j++) {
-			sum += v[j]->execs * v[j]->insns;
+			insns += v[j]->execs * v[j]->insns;
+			execs += v[j]->execs;
 			v[j]->execs = 0;
 		}
-		if (sum)
-			fprintf(f, "%" PRIx64 " %" PRIu64 "\n", v[i]->vaddr, sum);
+		if (execs)
+			fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
+				v[i]->vaddr, insns, execs);
 	}
 	fprintf(f, "user %" PRIu64 "\n", user_insns);
 	user_insns = 0;

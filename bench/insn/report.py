@@ -4,13 +4,16 @@
 
 Usage: report.py CONSOLE PREFIX [--top N]
 
-CONSOLE is the VM's console log of a `bench/run.sh --insn` run: its
-"insn-window: W LABEL" lines name the windows, "insn-sym W ADDR T NAME
-[twheel_bench]" lines give the benchmark module's addresses in window W,
-and the base64 gzip between insn-kallsyms-begin and -end is the guest's
+CONSOLE is the VM's console log of a `bench/run.sh --insn` run: the n-th
+"insn-mark: LABEL" line names window n - 1 (and "-" leaves it out; a
+LABEL ending in /COUNT adds the instructions per operation), the
+"insn-sym ADDR T NAME [twheel_bench]" lines after it give the benchmark
+module's addresses in that window, and the base64 gzip between insn-kallsyms-begin and -end is the guest's
 text symbols.  PREFIX.W are the plugin's counts of window W.  Prints, per
 labelled window, the kernel and user instruction totals and the functions
-with the largest shares of the kernel's.
+with the largest shares of the kernel's, with their calls (the runs of
+the block at the function's address, so a loop that jumps back to it
+would count too) and instructions per call.
 """
 import base64
 import bisect
@@ -20,7 +23,7 @@ import sys
 
 
 def parse_console(path):
-    labels, msyms, b64, inside = {}, {}, [], False
+    labels, msyms, b64, inside, window = {}, {}, [], False, -1
     with open(path, errors="replace") as f:
         for line in f:
             line = line.rstrip("\n")
@@ -33,11 +36,13 @@ def parse_console(path):
                 line = re.sub(r"\[ *\d+\.\d+\] .*", "", line)
                 if re.fullmatch(r"[A-Za-z0-9+/=]+", line):
                     b64.append(line)
-            elif m := re.match(r"insn-window: (\d+) (\S+)", line):
-                labels[int(m[1])] = m[2]
-            elif m := re.match(r"insn-sym (\d+) ([0-9a-f]+) \S (\S+)", line):
-                msyms.setdefault(int(m[1]), []).append(
-                    (int(m[2], 16), m[3] + " [twheel_bench]"))
+            elif m := re.search(r"insn-mark: (\S+)$", line):
+                window += 1
+                if m[1] != "-":
+                    labels[window] = m[1]
+            elif m := re.match(r"insn-sym ([0-9a-f]+) \S (\S+)", line):
+                msyms.setdefault(window, []).append(
+                    (int(m[1], 16), m[2] + " [twheel_bench]"))
     syms = []
     text = gzip.decompress(base64.b64decode("".join(b64))).decode()
     for line in text.splitlines():
@@ -60,21 +65,33 @@ def main():
     for w in sorted(labels):
         syms = sorted(ksyms + msyms.get(w, []))
         addrs = [a for a, _ in syms]
-        per, kernel, user = {}, 0, 0
+        per, calls, kernel, user = {}, {}, 0, 0
         with open(f"{sys.argv[2]}.{w}") as f:
             for line in f:
-                a, n = line.split()
+                a, n, *e = line.split()
                 if a == "user":
                     user = int(n)
                     continue
-                i = bisect.bisect_right(addrs, int(a, 16)) - 1
+                va = int(a, 16)
+                i = bisect.bisect_right(addrs, va) - 1
                 name = syms[i][1] if i >= 0 else "?"
                 per[name] = per.get(name, 0) + int(n)
+                if i >= 0 and syms[i][0] == va:
+                    calls[name] = calls.get(name, 0) + int(e[0])
                 kernel += int(n)
         print(f"== {labels[w]}: kernel {kernel:,} instructions, "
               f"user {user:,} ==")
+        if m := re.search(r"/(\d+)$", labels[w]):
+            ops = max(int(m[1]), 1)
+            print(f"  per operation: kernel {kernel / ops:,.1f}, "
+                  f"user {user / ops:,.1f}")
+        print(f"  {'share':>6}  {'instructions':>14}  {'calls':>11}  "
+              f"{'per call':>8}  function")
         for name, n in sorted(per.items(), key=lambda x: -x[1])[:top]:
-            print(f"  {100.0 * n / max(kernel, 1):5.1f}%  {n:>14,}  {name}")
+            c = calls.get(name, 0)
+            pc = f"{n / c:8.1f}" if c else f"{'':8}"
+            print(f"  {100.0 * n / max(kernel, 1):5.1f}%  {n:>14,}  "
+                  f"{c:>11,}  {pc}  {name}")
         print()
         if not kernel:
             sys.exit(f"report.py: window {w} ({labels[w]}) counted nothing")

@@ -57,9 +57,15 @@
  *   twheel_ubench: csv,<suite>,<impl>,<n>,<op>,<median>,<min>,<max>,<reps>
  * Must run as root (raises RLIMIT_NOFILE, fs.nr_open, RLIMIT_SIGPENDING).
  *
+ * -M: for bench/run.sh --insn, end a window of the insn_prof QEMU plugin
+ * (bench/insn) at each phase boundary of twheel and timerfd in "user" and
+ * around each "deliver" window, and print "insn-mark: IMPL/PHASE/COUNT"
+ * for each ("insn-mark: -" for what lies between), COUNT being the
+ * operations or expiries of the phase.
+ *
  * Usage: twheel_ubench [-n N,N,...] [-i impl,...] [-r reps] [-s settle_s]
  *                      [-u uring_sample] [-p posix_max_n] [-e rate,...]
- *                      [-w window_ms] [-P period_ms] [-S suite,...]
+ *                      [-w window_ms] [-P period_ms] [-S suite,...] [-M]
  * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring
  * (deliver: twheel and timerfd; -e 0 skips it)
  * suites: prims user deliver (all by default; "user" includes "mem")
@@ -76,6 +82,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -85,6 +92,8 @@
 #include <liburing.h>
 #include <linux/types.h>
 #include <linux/twheel.h>
+
+#include "../insn/insn_mark.h"
 
 #define PFX "twheel_ubench: "
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -148,6 +157,45 @@ static void emit(const char *suite, const char *impl, unsigned long n,
 	med = k & 1 ? s[k / 2] : (s[k / 2 - 1] + s[k / 2]) / 2;
 	printf(PFX "csv,%s,%s,%lu,%s,%.3f,%.3f,%.3f,%u\n", suite, impl, n, op,
 	       med, s[0], s[k - 1], k);
+	fflush(stdout);
+}
+
+static bool insn_marks;		/* -M */
+static const char *insn_impl = "-";	/* the implementation being run */
+
+/*
+ * -M: end the plugin's window here (it watches for the execution of
+ * INSN_MARK_VADDR) and name it: @what of @impl, @count operations; "-"
+ * for a window that is not measured.
+ */
+static void insn_mark(const char *what, unsigned long count)
+{
+	static void (*mark)(void);
+
+	if (!insn_marks)
+		return;
+	if (!mark) {
+		void *p = mmap((void *)INSN_MARK_VADDR, 4096,
+			       PROT_READ | PROT_WRITE | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+			       -1, 0);
+
+		if (p != (void *)INSN_MARK_VADDR) {
+			perror(PFX "insn mark: mmap");
+			exit(1);
+		}
+		*(unsigned char *)p = 0xc3;	/* ret */
+		mark = (void (*)(void))p;
+	}
+	/* The line goes into the window that is not measured. */
+	if (!strcmp(what, "-")) {
+		printf("insn-mark: -\n");
+		fflush(stdout);
+		mark();
+		return;
+	}
+	mark();
+	printf("insn-mark: %s/%s/%lu\n", insn_impl, what, count);
 	fflush(stdout);
 }
 
@@ -462,6 +510,7 @@ static int run_twheel(struct work *w, unsigned int b, struct runopts o,
 	if (fd < 0)
 		goto out;
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < n; i++) {
@@ -488,9 +537,11 @@ static int run_twheel(struct work *w, unsigned int b, struct runopts o,
 		}
 	}
 	r->arm = (double)(now_ns() - t0) / n;
+	insn_mark("arm", n);
 	if (o.mem)
 		mem_end("twheel", n, o.slabs, &r->mem, &r->memfree);
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < n; i++) {
@@ -521,12 +572,14 @@ static int run_twheel(struct work *w, unsigned int b, struct runopts o,
 		}
 	}
 	r->rearm = (double)(now_ns() - t0) / n;
+	insn_mark("rearm", n);
 
 	/*
 	 * Churn: a new timer now, a random older one cancelled, occupancy
 	 * stays N.  The victims are the last entries of the cancel order,
 	 * each at most once, and the new timer takes the victim's place.
 	 */
+	insn_mark("-", 0);
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < nc; i++) {
@@ -562,7 +615,9 @@ static int run_twheel(struct work *w, unsigned int b, struct runopts o,
 		}
 	}
 	r->churn = (double)(now_ns() - t0) / nc;
+	insn_mark("churn", nc);
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	if (!b) {
 		for (i = 0; i < n; i++) {
@@ -588,6 +643,7 @@ static int run_twheel(struct work *w, unsigned int b, struct runopts o,
 		}
 	}
 	r->cancel = (double)(now_ns() - t0) / n;
+	insn_mark("cancel", n);
 	ret = 0;
 out_close:
 	close(fd);
@@ -614,6 +670,7 @@ static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 	memset(fds, 0xff, n * sizeof(*fds));
 	if (o.mem)
 		mem_begin();
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < n; i++, made++) {
 		fds[i] = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -623,7 +680,9 @@ static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 		}
 	}
 	r->create = (double)(now_ns() - t0) / n;
+	insn_mark("create", n);
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		struct itimerspec its = { 0 };
@@ -636,9 +695,11 @@ static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 		}
 	}
 	r->arm = (double)(now_ns() - t0) / n;
+	insn_mark("arm", n);
 	if (o.mem)
 		mem_end("timerfd", n, o.slabs, &r->mem, &r->memfree);
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		__u32 k = w->perm[i];
@@ -652,8 +713,10 @@ static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 		}
 	}
 	r->rearm = (double)(now_ns() - t0) / n;
+	insn_mark("rearm", n);
 
 	/* Churn with a pool of timerfds: the victim's fd is the new timer's. */
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < nc; i++) {
 		__u32 k = w->perm[n - 1 - i];
@@ -667,7 +730,9 @@ static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 		}
 	}
 	r->churn = (double)(now_ns() - t0) / nc;
+	insn_mark("churn", nc);
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < n; i++)
 		if (timerfd_settime(fds[w->perm[i]], 0, &zero, NULL)) {
@@ -675,12 +740,15 @@ static int run_timerfd(struct work *w, struct runopts o, struct result *r)
 			goto out;
 		}
 	r->cancel = (double)(now_ns() - t0) / n;
+	insn_mark("cancel", n);
 	ret = 0;
 out:
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < made; i++)
 		close(fds[i]);
 	r->close = (double)(now_ns() - t0) / n;
+	insn_mark("close", n);
 	free(fds);
 	return ret;
 }
@@ -1030,6 +1098,7 @@ static void dmeter_start(struct dmeter *m, const struct dcase *c, const char *im
 		printf(PFX "note: deliver %s: arming %lu timers overran the lead by %.1f ms\n",
 		       impl, c->nt, (double)(now_ns() - c->base) / 1e6);
 	m->expiries = 0;
+	insn_mark("-", 0);
 	m->idle0 = idle_ns();
 	m->wall0 = now_ns();
 	m->cpu0 = proc_cpu_ns();
@@ -1041,6 +1110,10 @@ static int dmeter_end(struct dmeter *m, const struct dcase *c,
 	double cpu = proc_cpu_ns() - m->cpu0;
 	double wall = (double)(now_ns() - m->wall0);
 	double busy = wall * sysconf(_SC_NPROCESSORS_ONLN) - (idle_ns() - m->idle0);
+
+	insn_impl = impl;
+	insn_mark(c->periodic ? "deliver_periodic" : "deliver_oneshot",
+		  m->expiries);
 
 	if (!m->expiries) {
 		fail("deliver %s: no expiry in the window", impl);
@@ -1266,6 +1339,12 @@ static void raise_limits(unsigned long nmax)
 
 static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 {
+	static const char *const names[] = {
+		"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix",
+		"io_uring"
+	};
+
+	insn_impl = names[a];
 	switch (a) {
 	case 0:
 		return run_twheel(w, 0, o, res);
@@ -1286,7 +1365,7 @@ static void print_usage(void)
 {
 	fprintf(stderr, "usage: twheel_ubench [-n N,...] [-i impl,...] [-r reps] [-s settle_s]\n"
 		"                     [-u uring_sample] [-p posix_max_n] [-e rate,...]\n"
-		"                     [-w window_ms] [-P period_ms] [-S suite,...]\n");
+		"                     [-w window_ms] [-P period_ms] [-S suite,...] [-M]\n");
 	exit(2);
 }
 
@@ -1357,8 +1436,11 @@ int main(int argc, char **argv)
 	int opt, k, a, f;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	while ((opt = getopt(argc, argv, "n:i:r:s:u:p:e:w:P:S:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:i:r:s:u:p:e:w:P:S:M")) != -1) {
 		switch (opt) {
+		case 'M':
+			insn_marks = true;
+			break;
 		case 'S':
 			suites = optarg;
 			break;

@@ -202,9 +202,10 @@ struct twheel_batch_run {
  * @user:     the opener, charged for every timer of the file
  * @batch:    a batch's run of records: part of the file, so that a batch
  *            of MODIFY and CANCEL records allocates nothing
- * @read_mutex: serialises readers, owners of @revs and @rseqs
+ * @read_mutex: serialises readers, owners of @revs, @rseqs and @ruts
  * @revs:     events on their way out, part of the file for the same reason
  * @rseqs:    the arming of each periodic one in @revs
+ * @ruts:     the timer of each event in @revs
  */
 struct twheel_ctx {
 	struct mutex mutex;	/* serialises ioctls and read() */
@@ -227,6 +228,7 @@ struct twheel_ctx {
 	struct mutex read_mutex;	/* serialises readers */
 	struct twheel_event revs[TWHEEL_READ_CHUNK];
 	u32 rseqs[TWHEEL_READ_CHUNK];
+	struct twheel_utimer *ruts[TWHEEL_READ_CHUNK];
 };
 
 /* struct twheel_utimer flags, changed under the mutex */
@@ -378,6 +380,18 @@ static void twheel_ready_del(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 	ctx->nready--;
 }
 
+/* Take the first timer, @ut, off the ready list. */
+static void twheel_ready_pop(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	ctx->ready_head = ut->next;
+	if (ut->next)
+		twheel_ut_at(ctx, ut->next)->prev = 0;
+	else
+		ctx->ready_tail = 0;
+	WRITE_ONCE(ut->queued, 0);
+	ctx->nready--;
+}
+
 /* Wake the file's readers and pollers; they have not looked since. */
 static void twheel_wake_readers(struct twheel_ctx *ctx)
 {
@@ -390,14 +404,19 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 {
 	struct twheel_utimer *ut = container_of(timer, struct twheel_utimer, timer);
 	struct twheel_ctx *ctx = twheel_ut_chunk(ut)->ctx;
-	ktime_t expires = twheel_timer_expires(timer);
-	ktime_t now = twheel_fire_time(timer);
 	struct twheel_uperiodic *p = NULL;
+	ktime_t expires = 0, now = 0;
 	bool wake = false;
 
-	/* Set while the timer is stopped; it cannot change while we run. */
-	if (ut->flags & TWHEEL_UT_PERIODIC)
+	/*
+	 * Set while the timer is stopped; it cannot change while we run.  A
+	 * one-shot timer keeps its expiry and fire time for read() to take.
+	 */
+	if (ut->flags & TWHEEL_UT_PERIODIC) {
 		p = twheel_ut_periodic(ut);
+		expires = twheel_timer_expires(timer);
+		now = twheel_fire_time(timer);
+	}
 
 	spin_lock(&ctx->lock);
 	if (!ut->queued) {
@@ -517,16 +536,25 @@ static int twheel_ut_alloc(struct twheel_ctx *ctx, struct twheel_utimer **utp)
 	return 0;
 }
 
-/* The timer is stopped, its event withdrawn or delivered; not charged. */
-static void twheel_ut_free(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+/*
+ * The timer at @pos (its index + 1) is stopped, its event withdrawn or
+ * delivered; not charged.
+ */
+static void twheel_ut_free_at(struct twheel_ctx *ctx, struct twheel_utimer *ut,
+			      u32 pos)
 {
 	lockdep_assert_held(&ctx->mutex);
 	ut->flags = 0;
 	ut->claimed = 0;
 	ut->gen++;
 	ut->next = ctx->free;
-	ctx->free = twheel_ut_index(ut) + 1;
+	ctx->free = pos;
 	WRITE_ONCE(ctx->count, ctx->count - 1);
+}
+
+static void twheel_ut_free(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	twheel_ut_free_at(ctx, ut, twheel_ut_index(ut) + 1);
 }
 
 static struct twheel_utimer *twheel_lookup(struct twheel_ctx *ctx, u64 handle)
@@ -1372,6 +1400,7 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
  */
 static unsigned int twheel_take_events(struct twheel_ctx *ctx,
 				       struct twheel_event *evs, u32 *seqs,
+				       struct twheel_utimer **uts,
 				       unsigned int max)
 {
 	unsigned int n = 0;
@@ -1379,13 +1408,16 @@ static unsigned int twheel_take_events(struct twheel_ctx *ctx,
 	lockdep_assert_held(&ctx->mutex);
 	spin_lock_bh(&ctx->lock);
 	while (n < max && ctx->ready_head) {
-		struct twheel_utimer *ut = twheel_ut_at(ctx, ctx->ready_head);
+		u32 pos = ctx->ready_head;
+		struct twheel_utimer *ut = twheel_ut_at(ctx, pos);
 		struct twheel_event *ev = &evs[n];
 
-		twheel_ready_del(ctx, ut);
-		memset(ev, 0, sizeof(*ev));
-		ev->handle = twheel_ut_handle(ut);
-		ev->cookie = ut->cookie;
+		twheel_ready_pop(ctx, ut);
+		*ev = (struct twheel_event) {
+			.handle = (u64)ut->gen << 32 | pos,
+			.cookie = ut->cookie,
+		};
+		uts[n] = ut;
 		if (ut->flags & TWHEEL_UT_PERIODIC) {
 			struct twheel_uperiodic *p = twheel_ut_periodic(ut);
 
@@ -1422,23 +1454,26 @@ static struct twheel_utimer *twheel_event_timer(struct twheel_ctx *ctx,
 /*
  * The events were copied out: a one-shot timer ends here.  A periodic one
  * may have been cancelled meanwhile; it was not touched since the take.
+ * A one-shot one was not: TWHEEL_UT_DELIVERING hides it from every lookup
+ * by handle, so @uts still holds it, under the generation of its event.
  */
 static void twheel_deliver_events(struct twheel_ctx *ctx,
 				  const struct twheel_event *evs,
+				  struct twheel_utimer *const *uts,
 				  unsigned int n)
 {
 	unsigned int i, freed = 0;
 
 	lockdep_assert_held(&ctx->mutex);
 	for (i = 0; i < n; i++) {
-		struct twheel_utimer *ut;
+		struct twheel_utimer *ut = uts[i];
 
 		if (evs[i].flags & TWHEEL_EVENT_PERIODIC)
 			continue;
-		ut = twheel_event_timer(ctx, &evs[i]);
-		if (WARN_ON_ONCE(!ut || !(ut->flags & TWHEEL_UT_DELIVERING)))
+		if (WARN_ON_ONCE(!(ut->flags & TWHEEL_UT_DELIVERING) ||
+				 ut->gen != upper_32_bits(evs[i].handle)))
 			continue;
-		twheel_ut_free(ctx, ut);
+		twheel_ut_free_at(ctx, ut, lower_32_bits(evs[i].handle));
 		freed++;
 	}
 	twheel_uncharge(ctx, freed);
@@ -1508,6 +1543,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 {
 	struct twheel_ctx *ctx = file->private_data;
 	struct twheel_event *evs = ctx->revs;
+	struct twheel_utimer **uts = ctx->ruts;
 	u32 *seqs = ctx->rseqs;
 	ssize_t done = 0;
 	int ret;
@@ -1536,7 +1572,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			unsigned int n;
 
 			mutex_lock(&ctx->mutex);
-			n = twheel_take_events(ctx, evs, seqs, want);
+			n = twheel_take_events(ctx, evs, seqs, uts, want);
 			mutex_unlock(&ctx->mutex);
 			if (!n)
 				break;
@@ -1545,7 +1581,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			if (left)
 				twheel_return_events(ctx, evs, seqs, n);
 			else
-				twheel_deliver_events(ctx, evs, n);
+				twheel_deliver_events(ctx, evs, uts, n);
 			mutex_unlock(&ctx->mutex);
 			if (left) {
 				mutex_unlock(&ctx->read_mutex);

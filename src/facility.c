@@ -558,8 +558,8 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		timer = hlist_entry(base->expired.first, struct twheel_timer,
 				    node.entry);
 		twheel_detach(base, timer);
-		if (now > ktime_add_safe(twheel_tick_end(w, timer->node.key),
-					 w->tick_ns))
+		/* now > tick end + a tick, without overflow: now >= 0 */
+		if (now - w->tick_ns > twheel_tick_end(w, timer->node.key))
 			base->stats.late++;
 		/* The key is dead now; arming the timer again overwrites this. */
 		WRITE_ONCE(timer->node.fired, now);

@@ -432,8 +432,12 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		p->overrun++;
 	}
 	if (p) {
-		/* Periods skipped by a late tick are overruns, not bursts. */
-		u64 missed = div64_u64(ktime_sub(now, expires), p->period);
+		/*
+		 * Periods skipped by a late tick are overruns, not bursts.
+		 * Rarely any: spare the division then.
+		 */
+		u64 late = ktime_sub(now, expires);
+		u64 missed = late < p->period ? 0 : div64_u64(late, p->period);
 
 		p->overrun += missed;
 		/*

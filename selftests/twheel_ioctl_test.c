@@ -865,6 +865,50 @@ TEST_F(twheel, batch_partial_fault_straddle)
 	batch_partial_fault(_metadata, self->fd, true);
 }
 
+/*
+ * The records are readable but the later ones not writable: the batch
+ * reports the records before the first it cannot write back, returns how
+ * many, and undoes the ARMs it could not report -- they would fire (their
+ * expiry is 0) without the caller ever getting their handles.
+ */
+TEST_F(twheel, batch_report_fault_mid_run)
+{
+	const uint32_t k = 3, count = 7;
+	struct twheel_batch_op *ops;
+	struct twheel_event ev[8];
+	struct twheel_batch b;
+	struct twheel_query q;
+	long psz = page_size();
+	char *map;
+	uint32_t i;
+	int ret;
+
+	map = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_MAPPED(map);
+	ops = (struct twheel_batch_op *)(map + psz - k * sizeof(*ops));
+	for (i = 0; i < count; i++)
+		op_arm(&ops[i], 0, i < k ? 3600 * NSEC_PER_SEC : 0, 0, 600 + i);
+	ASSERT_EQ(0, mprotect(map + psz, psz, PROT_READ));
+
+	memset(&b, 0, sizeof(b));
+	b.size = sizeof(b);
+	b.op_size = sizeof(*ops);
+	b.ops = (uintptr_t)ops;
+	b.count = count;
+	ret = ioctl(self->fd, TWHEEL_IOC_BATCH, &b);
+	ASSERT_EQ(k, ret) TH_LOG("ioctl: %d (%s)", ret, strerror(errno));
+	EXPECT_EQ(k, b.out_done);
+	for (i = 0; i < k; i++) {
+		EXPECT_EQ(0, ops[i].out_result) TH_LOG("record %u", i);
+		test_ioctl_query(self->fd, ops[i].handle, &q) TH_LOG("record %u", i);
+		EXPECT_EQ(600 + i, q.out_cookie);
+	}
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8))
+		TH_LOG("a timer the caller got no handle for fired");
+	munmap(map, 2 * psz);
+}
+
 TEST_F(twheel, batch_e2big)
 {
 	uint32_t n = self->api.out_max_batch + 1, i;

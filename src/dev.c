@@ -170,7 +170,7 @@ enum twheel_rec_state {
  * struct twheel_batch_run - a run of batch records, and what became of them
  * @ops:   the records as userspace gave them (extended to the kernel's size)
  * @ut:    the timer of each record (new for ARM)
- * @ret:   the errno of each failed record
+ * @ret:   the errno of each failed record (0 for a success), to report
  * @state: enum twheel_rec_state of each record
  * @freed: timers its CANCELs freed and not yet uncharged
  */
@@ -1120,24 +1120,35 @@ static void twheel_batch_complete(struct twheel_ctx *ctx,
 }
 
 /*
- * Write a record's outputs: the handle of a new timer (with its result,
- * in one copy: they are adjacent), or the errno of a failed record.
+ * Write the outputs of records [0, @n) of the run, whose results are in
+ * @ret: the errno of a failed record, the handle of a new timer (and its
+ * result, 0); nothing for the others.  One user access window for all,
+ * as a run of ARMs writes one handle per record.  Returns how many
+ * records were reported: short of @n at the first that could not be.
  */
-static int twheel_batch_report(struct twheel_batch_op __user *uop,
-			       struct twheel_batch_op *op, u64 handle, int ret)
+static unsigned int twheel_batch_report(const struct twheel_batch_run *run,
+					u8 __user *urun, u32 op_size,
+					unsigned int n)
 {
-	BUILD_BUG_ON(offsetof(struct twheel_batch_op, handle) !=
-		     offsetofend(struct twheel_batch_op, out_result));
-	if (ret)
-		return put_user(ret, &uop->out_result);
-	if (op->op != TWHEEL_OP_ARM)
+	unsigned int i = 0;
+
+	if (!user_access_begin(urun, (size_t)n * op_size))
 		return 0;
-	op->out_result = 0;
-	op->handle = handle;
-	return copy_to_user(&uop->out_result, &op->out_result,
-			    offsetofend(struct twheel_batch_op, handle) -
-			    offsetof(struct twheel_batch_op, out_result)) ?
-		-EFAULT : 0;
+	for (; i < n; i++) {
+		struct twheel_batch_op __user *uop = (void __user *)
+			(urun + (size_t)i * op_size);
+
+		if (run->ret[i]) {
+			unsafe_put_user(run->ret[i], &uop->out_result, efault);
+		} else if (run->ops[i].op == TWHEEL_OP_ARM) {
+			unsafe_put_user(0, &uop->out_result, efault);
+			unsafe_put_user(run->ops[i].handle, &uop->handle,
+					efault);
+		}
+	}
+efault:
+	user_access_end();
+	return i;
 }
 
 /*
@@ -1207,7 +1218,7 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 {
 	struct twheel_batch *cmd = ucmd->cmd;
 	struct twheel_ctx *ctx = ucmd->ctx;
-	const u8 __user *uops = u64_to_user_ptr(cmd->ops);
+	u8 __user *uops = u64_to_user_ptr(cmd->ops);
 	struct twheel_batch_run *run;
 	u32 done = 0, failed = 0;
 	int err = 0;
@@ -1222,7 +1233,7 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 
 	while (done < cmd->count && !err) {
 		unsigned int n = min_t(u32, cmd->count - done, TWHEEL_BATCH_RUN);
-		const u8 __user *urun = uops + (size_t)done * cmd->op_size;
+		u8 __user *urun = uops + (size_t)done * cmd->op_size;
 		unsigned int i, got, end, reported;
 
 		got = twheel_batch_copy_in(run, urun, cmd->op_size, n);
@@ -1231,24 +1242,18 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 		end = twheel_batch_process(ctx, run, 0, got);
 		if (end < got)
 			err = -ENOMEM;
-		reported = end;
 		for (i = 0; i < end; i++) {
-			struct twheel_batch_op __user *uop = (void __user *)
-				(urun + (size_t)i * cmd->op_size);
-			int ret = twheel_batch_finish(ctx, run, i);
-			struct twheel_utimer *ut = run->ut[i];
-			bool armed = run->ops[i].op == TWHEEL_OP_ARM && !ret;
-
-			if (i < reported &&
-			    !twheel_batch_report(uop, &run->ops[i],
-						 armed ? twheel_ut_handle(ut) : 0,
-						 ret)) {
-				failed += !!ret;
-				continue;
-			}
+			run->ret[i] = twheel_batch_finish(ctx, run, i);
+			if (run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i])
+				run->ops[i].handle = twheel_ut_handle(run->ut[i]);
+		}
+		reported = twheel_batch_report(run, urun, cmd->op_size, end);
+		if (reported < end)
+			err = -EFAULT;
+		for (i = 0; i < end; i++) {
 			if (i < reported) {
-				reported = i;
-				err = -EFAULT;
+				failed += !!run->ret[i];
+				continue;
 			}
 			/*
 			 * Not reported (this record's output could not be
@@ -1256,8 +1261,8 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 			 * the single ioctl does.  CANCEL and MODIFY records of
 			 * the run after the failed one have taken effect.
 			 */
-			if (armed)
-				twheel_do_cancel(ctx, ut);
+			if (run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i])
+				twheel_do_cancel(ctx, run->ut[i]);
 		}
 		twheel_batch_uncharge(ctx, run);
 		done += reported;

@@ -45,8 +45,10 @@
  * file runs epoll's callback under two locks), and an edge-triggered
  * epoll watcher still gets an edge for every event that arrives after it
  * looked.  read() takes events off that list and copies them out through
- * a buffer of the file, so it allocates nothing either.  A one-shot timer ends when
- * its event has been copied out; a periodic one re-arms from its callback,
+ * a buffer of the file, so it allocates nothing either.  A one-shot timer
+ * ends when its event has been copied out: until then a flag hides it
+ * from every lookup by handle, so read() frees the entry it took without
+ * looking it up again.  A periodic one re-arms from its callback,
  * counting the periods a late tick skipped as overruns.
  *
  * The ioctls: one table (twheel_ioctl_ops) gives each command its
@@ -60,12 +62,13 @@
  * and take table entries; then the whole run is armed, stopped and
  * re-armed under one lock of this CPU's base and one clock reading
  * (facility.c's twheel_batch_begin()), and only what userspace needs is
- * written back: the handles of new timers and the results of records that
- * failed.  What cannot be done under that lock -- a timer on another base,
- * one whose callback runs, a MODIFY whose timer has an event to withdraw
- * -- takes the single-timer path after it.  Near the per-user limit, where
- * a CANCEL must give room to a later ARM, the run is processed one record
- * at a time.  A batch of MODIFY and CANCEL records allocates nothing.
+ * written back, in one user access window per run: the handles of new
+ * timers and the results of records that failed.  What cannot be done
+ * under that lock -- a timer on another base, one whose callback runs, a
+ * MODIFY whose timer has an event to withdraw -- takes the single-timer
+ * path after it.  Near the per-user limit, where a CANCEL must give room
+ * to a later ARM, the run is processed one record at a time.  A batch of
+ * MODIFY and CANCEL records allocates nothing.
  */
 
 /**

@@ -803,16 +803,28 @@ TEST_F(twheel, batch_bad_records_in_middle)
 	EXPECT_EQ(h8, ops[8].handle);
 }
 
+/* Where a batch's ops array stops being usable, at a page end. */
+enum batch_fault {
+	FAULT_UNMAPPED,		/* the next page is not mapped */
+	FAULT_STRADDLE,		/* the same, a record crossing into it */
+	FAULT_READONLY,		/* the next page is readable, not writable */
+};
+
 /*
  * The ops array runs into an unmapped page: the batch stops at the first
  * record it cannot read, returns how many it processed, and the records
- * before were written back.  @straddle: that record crosses the page end.
+ * before were written back.  Or into a read-only page: the batch reports
+ * the records before the first it cannot write back, returns how many,
+ * and undoes the ARMs it could not report -- they would fire (their
+ * expiry is 0) without the caller ever getting their handles.
  */
 static void batch_partial_fault(struct __test_metadata *_metadata, int fd,
-				bool straddle)
+				enum batch_fault fault)
 {
 	const uint32_t k = 5, count = 9;
+	bool straddle = fault == FAULT_STRADDLE;
 	struct twheel_batch_op *ops;
+	struct twheel_event ev[8];
 	struct twheel_batch b;
 	struct twheel_query q;
 	long psz = page_size();
@@ -823,11 +835,17 @@ static void batch_partial_fault(struct __test_metadata *_metadata, int fd,
 	map = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_MAPPED(map);
-	ASSERT_EQ(0, munmap(map + psz, psz));
 	ops = (struct twheel_batch_op *)(map + psz - k * sizeof(*ops) -
 					 (straddle ? 24 : 0));
 	for (i = 0; i < k; i++)
 		op_arm(&ops[i], 0, 3600 * NSEC_PER_SEC, 0, 500 + i);
+	if (fault == FAULT_READONLY) {
+		for (i = k; i < count; i++)
+			op_arm(&ops[i], 0, 0, 0, 500 + i);
+		ASSERT_EQ(0, mprotect(map + psz, psz, PROT_READ));
+	} else {
+		ASSERT_EQ(0, munmap(map + psz, psz));
+	}
 	if (straddle) {
 		/* the readable part of record k: op, flags, handle */
 		ops[k].op = TWHEEL_OP_ARM;
@@ -852,61 +870,24 @@ static void batch_partial_fault(struct __test_metadata *_metadata, int fd,
 		EXPECT_EQ(TWHEEL_OP_ARM, ops[k].op);
 		EXPECT_EQ(0x1111, ops[k].handle);
 	}
-	munmap(map, psz);
+	EXPECT_EQ(0, barrier(_metadata, fd, 0, ev, 8))
+		TH_LOG("a timer the caller got no handle for fired");
+	munmap(map, fault == FAULT_READONLY ? 2 * psz : psz);
 }
 
 TEST_F(twheel, batch_partial_fault_page)
 {
-	batch_partial_fault(_metadata, self->fd, false);
+	batch_partial_fault(_metadata, self->fd, FAULT_UNMAPPED);
 }
 
 TEST_F(twheel, batch_partial_fault_straddle)
 {
-	batch_partial_fault(_metadata, self->fd, true);
+	batch_partial_fault(_metadata, self->fd, FAULT_STRADDLE);
 }
 
-/*
- * The records are readable but the later ones not writable: the batch
- * reports the records before the first it cannot write back, returns how
- * many, and undoes the ARMs it could not report -- they would fire (their
- * expiry is 0) without the caller ever getting their handles.
- */
 TEST_F(twheel, batch_report_fault_mid_run)
 {
-	const uint32_t k = 3, count = 7;
-	struct twheel_batch_op *ops;
-	struct twheel_event ev[8];
-	struct twheel_batch b;
-	struct twheel_query q;
-	long psz = page_size();
-	char *map;
-	uint32_t i;
-	int ret;
-
-	map = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_MAPPED(map);
-	ops = (struct twheel_batch_op *)(map + psz - k * sizeof(*ops));
-	for (i = 0; i < count; i++)
-		op_arm(&ops[i], 0, i < k ? 3600 * NSEC_PER_SEC : 0, 0, 600 + i);
-	ASSERT_EQ(0, mprotect(map + psz, psz, PROT_READ));
-
-	memset(&b, 0, sizeof(b));
-	b.size = sizeof(b);
-	b.op_size = sizeof(*ops);
-	b.ops = (uintptr_t)ops;
-	b.count = count;
-	ret = ioctl(self->fd, TWHEEL_IOC_BATCH, &b);
-	ASSERT_EQ(k, ret) TH_LOG("ioctl: %d (%s)", ret, strerror(errno));
-	EXPECT_EQ(k, b.out_done);
-	for (i = 0; i < k; i++) {
-		EXPECT_EQ(0, ops[i].out_result) TH_LOG("record %u", i);
-		test_ioctl_query(self->fd, ops[i].handle, &q) TH_LOG("record %u", i);
-		EXPECT_EQ(600 + i, q.out_cookie);
-	}
-	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8))
-		TH_LOG("a timer the caller got no handle for fired");
-	munmap(map, 2 * psz);
+	batch_partial_fault(_metadata, self->fd, FAULT_READONLY);
 }
 
 TEST_F(twheel, batch_e2big)

@@ -1291,8 +1291,9 @@ static void twheel_callback_rearms_itself_periodically(struct kunit *test)
 
 	p->limit = n;
 	p->data = 3 * tick;	/* not a divisor of the span */
-	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p->timer, 2 * tick, 0, TWHEEL_MODE_REL), 0);
-	first = twheel_timer_expires(&p->timer);
+	/* Fixed before arming: the first run may re-arm before a read-back. */
+	first = ktime_add_ns(ktime_get(), 2 * tick);
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p->timer, first, 0, TWHEEL_MODE_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, n, TWK_TIMEOUT_MS));
 	/* The last run did not re-arm: nothing pending, nothing running. */
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
@@ -1373,10 +1374,14 @@ static void twheel_fire_time_kept_after_callback_until_rearmed(struct kunit *tes
 	struct twk_probe *c = twk_probes(test, ctx, w, 1, twk_cb_fire_time);
 
 	c->limit = 1;
-	KUNIT_ASSERT_EQ(test, twheel_timer_start(&a->timer, tick, 0, TWHEEL_MODE_REL), 0);
-	KUNIT_ASSERT_EQ(test, twheel_timer_start(&c->timer, tick, 0, TWHEEL_MODE_REL), 0);
-	a->want = twheel_timer_expires(&a->timer);
-	c->want = twheel_timer_expires(&c->timer);
+	/*
+	 * The expiry is fixed before arming, not read back after: @c may
+	 * fire and re-arm itself an hour out before this thread runs again.
+	 */
+	a->want = ktime_add_ns(ktime_get(), tick);
+	c->want = a->want;
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&a->timer, a->want, 0, TWHEEL_MODE_ABS), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&c->timer, c->want, 0, TWHEEL_MODE_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
 	/* a later tick of the same base */
 	KUNIT_ASSERT_EQ(test, twheel_timer_start(&b->timer, 4 * tick, 0, TWHEEL_MODE_REL), 0);

@@ -82,7 +82,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/epoll.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
@@ -164,39 +163,29 @@ static bool insn_marks;		/* -M */
 static const char *insn_impl = "-";	/* the implementation being run */
 
 /*
- * -M: end the plugin's window here (it watches for the execution of
- * INSN_MARK_VADDR) and name it: @what of @impl, @count operations; "-"
- * for a window that is not measured.
+ * -M: end the plugin's window here and name it: @what of @impl, @count
+ * operations; "-" for a window that is not measured.
  */
 static void insn_mark(const char *what, unsigned long count)
 {
-	static void (*mark)(void);
+	static insn_mark_fn mark;
+	char label[128];
 
 	if (!insn_marks)
 		return;
 	if (!mark) {
-		void *p = mmap((void *)INSN_MARK_VADDR, 4096,
-			       PROT_READ | PROT_WRITE | PROT_EXEC,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-			       -1, 0);
-
-		if (p != (void *)INSN_MARK_VADDR) {
+		mark = insn_mark_map();
+		if (!mark) {
 			perror(PFX "insn mark: mmap");
 			exit(1);
 		}
-		*(unsigned char *)p = 0xc3;	/* ret */
-		mark = (void (*)(void))p;
 	}
-	/* The line goes into the window that is not measured. */
-	if (!strcmp(what, "-")) {
-		printf("insn-mark: -\n");
-		fflush(stdout);
-		mark();
-		return;
-	}
-	mark();
-	printf("insn-mark: %s/%s/%lu\n", insn_impl, what, count);
-	fflush(stdout);
+	if (strcmp(what, "-"))
+		snprintf(label, sizeof(label), "%s/%s/%lu", insn_impl, what,
+			 count);
+	else
+		snprintf(label, sizeof(label), "-");
+	insn_mark_end(mark, label);
 }
 
 static __u64 now_ns(void)
@@ -1337,14 +1326,14 @@ static void raise_limits(unsigned long nmax)
 	(void)buf;
 }
 
+#define NIMPL 6
+static const char *const impl_names[NIMPL] = {
+	"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring"
+};
+
 static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 {
-	static const char *const names[] = {
-		"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix",
-		"io_uring"
-	};
-
-	insn_impl = names[a];
+	insn_impl = impl_names[a];
 	switch (a) {
 	case 0:
 		return run_twheel(w, 0, o, res);
@@ -1420,13 +1409,8 @@ static int parse_list(const char *arg, unsigned long *v, int max)
 	return k;
 }
 
-#define NIMPL 6
-
 int main(int argc, char **argv)
 {
-	static const char *const all[NIMPL] = {
-		"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring"
-	};
 	static double v[8][NIMPL][MAX_REPS];	/* by field of struct result */
 	static const char *const ops[8] = {
 		"arm", "rearm", "churn", "cancel", "create", "close",
@@ -1493,7 +1477,7 @@ int main(int argc, char **argv)
 		if (!n)
 			continue;
 		for (a = 0; a < NIMPL; a++) {
-			if (!listed(impls, all[a]))
+			if (!listed(impls, impl_names[a]))
 				continue;
 			if (a == 4 && n > posix_max) {
 				printf(PFX "note: posix skipped at N=%lu (> -p %lu)\n",
@@ -1546,10 +1530,10 @@ int main(int argc, char **argv)
 			for (f = 0; f < 8; f++) {
 				if (isnan(v[f][a][0]))
 					continue;
-				emit(f >= 6 ? "mem" : "user", all[a], n, ops[f],
+				emit(f >= 6 ? "mem" : "user", impl_names[a], n, ops[f],
 				     v[f][a], ok[a]);
 				if (f == 3)
-					emit("user", all[a], n, "arm_cancel", ac, ok[a]);
+					emit("user", impl_names[a], n, "arm_cancel", ac, ok[a]);
 			}
 		}
 	}

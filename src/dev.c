@@ -1122,6 +1122,13 @@ static void twheel_batch_complete(struct twheel_ctx *ctx,
 	twheel_batch_uncharge(ctx, run);
 }
 
+/* Record @i of the run, finished, armed a new timer. */
+static bool twheel_batch_armed(const struct twheel_batch_run *run,
+			       unsigned int i)
+{
+	return run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i];
+}
+
 /*
  * Write the outputs of records [0, @n) of the run, whose results are in
  * @ret: the errno of a failed record, the handle of a new timer (and its
@@ -1247,26 +1254,23 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 			err = -ENOMEM;
 		for (i = 0; i < end; i++) {
 			run->ret[i] = twheel_batch_finish(ctx, run, i);
-			if (run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i])
+			if (twheel_batch_armed(run, i))
 				run->ops[i].handle = twheel_ut_handle(run->ut[i]);
 		}
 		reported = twheel_batch_report(run, urun, cmd->op_size, end);
 		if (reported < end)
 			err = -EFAULT;
-		for (i = 0; i < end; i++) {
-			if (i < reported) {
-				failed += !!run->ret[i];
-				continue;
-			}
-			/*
-			 * Not reported (this record's output could not be
-			 * written, or an earlier one's): undo a fresh arm, as
-			 * the single ioctl does.  CANCEL and MODIFY records of
-			 * the run after the failed one have taken effect.
-			 */
-			if (run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i])
+		for (i = 0; i < reported; i++)
+			failed += !!run->ret[i];
+		/*
+		 * Not reported (this record's output could not be written, or
+		 * an earlier one's): undo a fresh arm, as the single ioctl
+		 * does.  CANCEL and MODIFY records of the run after the failed
+		 * one have taken effect.
+		 */
+		for (; i < end; i++)
+			if (twheel_batch_armed(run, i))
 				twheel_do_cancel(ctx, run->ut[i]);
-		}
 		twheel_batch_uncharge(ctx, run);
 		done += reported;
 		if (fatal_signal_pending(current))

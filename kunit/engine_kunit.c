@@ -91,6 +91,15 @@ static void twe_insert(struct twe *t, int i, u64 key)
 	KUNIT_EXPECT_EQ(t->test, t->nodes[i].key, t->key[i]);
 }
 
+/* tw_engine_move() of a pending node: the model as for remove + insert. */
+static void twe_move(struct twe *t, int i, u64 key)
+{
+	tw_engine_move(&t->e, &t->nodes[i], key);
+	t->key[i] = max(key, twe_clk(t));
+	KUNIT_EXPECT_EQ(t->test, t->nodes[i].key, t->key[i]);
+	KUNIT_EXPECT_TRUE(t->test, tw_node_linked(&t->nodes[i]));
+}
+
 static void twe_remove(struct twe *t, int i)
 {
 	if (!t->pending[i])
@@ -214,7 +223,10 @@ static void twe_random(struct kunit *test, unsigned int bits, u64 clk0,
 		case 1:
 		case 2:
 			d = (r >> 16) % 4 ? d % 64 : d % span;
-			twe_insert(t, i, clk + min(d, room));
+			if (t->pending[i] && (r >> 8) % 8 == 2)
+				twe_move(t, i, clk + min(d, room));
+			else
+				twe_insert(t, i, clk + min(d, room));
 			break;
 		case 3:
 			twe_remove(t, i);
@@ -503,6 +515,47 @@ static void tw_hier_slack_bucket_start_never_cascades(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, h->moves, 0ULL);
 }
 
+/*
+ * tw_engine_move() later leaves a node on an upper level where it is (its
+ * list links unchanged); its cascade places it by the new key.  Keys then
+ * pass a later slot's: next_key() still finds the earliest, and a moved
+ * node alone in its slot is not handed out before an earlier one in the
+ * next slot.  Earlier, or from level 0, it is moved as remove + insert.
+ */
+static void tw_hier_move_later_stays_in_place(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 8, 0);
+	struct tw_hier *h = twe_hier(test, t);
+	struct hlist_node **pprev;
+
+	/* level 2 (2^14 .. 2^20): slot 6 from 98304, slot 7 from 114688 */
+	twe_insert(t, 0, 100000);
+	twe_insert(t, 1, 120000);
+	pprev = t->nodes[0].entry.pprev;
+	twe_move(t, 0, 130000);
+	KUNIT_EXPECT_PTR_EQ(test, t->nodes[0].entry.pprev, pprev);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[0]), 2);
+	twe_check_queries(t);
+	/* one advance past both: 120000 first (twe_advance checks order) */
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 140000, 0), 2U);
+	KUNIT_EXPECT_EQ(test, t->hits[0] + t->hits[1], 2UL);
+
+	/* moved later past its level: placed a level up by its cascade */
+	twe_insert(t, 2, 150000);
+	twe_move(t, 2, 1ULL << 21);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 2);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 163840 + 1, 0), 0U);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 3);
+
+	/* earlier, or within a revolution: unlinked and placed anew */
+	twe_move(t, 2, 163941);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 0);
+	twe_move(t, 2, 164000);
+	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 0);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 164001, 0), 1U);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+}
+
 static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_engine_random_from_zero, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_random_across_2_32, twe_gen_params),
@@ -515,6 +568,7 @@ static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_hier_next_lower_bound_far_timer_one_wakeup, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_advance_lone_due_timer_never_moves, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_slack_bucket_start_never_cascades, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_move_later_stays_in_place, twe_gen_params),
 	{}
 };
 

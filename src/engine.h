@@ -8,6 +8,7 @@
  *   insert(node, key)   link an unlinked node; a key below the clock is
  *                       moved up to it
  *   remove(node)        unlink a linked node
+ *   move(node, key)     remove + insert, possibly without the unlink
  *   advance(upto, max, expired)
  *                       hand out the nodes with key < @upto, at most @max
  *                       (0: no cap), appended to @expired; when capped the
@@ -86,6 +87,21 @@ static inline void tw_engine_remove(struct tw_engine *e,
 	default:
 		tw_hier_remove(&e->hier, node);
 		break;
+	}
+}
+
+/*
+ * remove + insert, which an engine may do in fewer steps: the hierarchical
+ * one leaves a node on an upper level in place when its key goes up.
+ */
+static inline void tw_engine_move(struct tw_engine *e,
+				  struct twheel_node *node, u64 key)
+{
+	if (e->kind == TWHEEL_ENGINE_HIER) {
+		tw_hier_move(&e->hier, node, key);
+	} else {
+		tw_engine_remove(e, node);
+		tw_engine_insert(e, node, key);
 	}
 }
 

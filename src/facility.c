@@ -13,7 +13,7 @@
  * different CPUs never share a lock, a cache line of wheel state or an
  * hrtimer.  The engines stay pure; this file is the only one that knows
  * there are several.  It only calls an engine through engine.h: insert,
- * remove, advance, next_lower_bound, next_key, pick_key.
+ * remove, move, advance, next_lower_bound, next_key, pick_key.
  *
  * The instance keeps what all its bases share and never changes after
  * creation: the time origin, the tick length, the budget (per base and
@@ -1121,8 +1121,13 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 			 lo);
 
 	/* Keep a pending timer where it is when that still fits the range. */
-	if (!ret || moved || (timer->state & TWHEEL_TS_EXPIRED) ||
-	    timer->node.key < lo || timer->node.key > hi) {
+	if (ret && !moved && !(timer->state & TWHEEL_TS_EXPIRED)) {
+		if (timer->node.key < lo || timer->node.key > hi) {
+			tw_engine_move(&base->engine, &timer->node,
+				       tw_engine_pick_key(&base->engine, lo, hi));
+			twheel_program(base, timer->node.key);
+		}
+	} else {
 		if (ret && !moved)
 			twheel_detach(base, timer);
 		else if (!ret)

@@ -17,16 +17,29 @@
  * block of 2^S(L + 1) ticks around @clk contains it: L is found from the
  * highest bit where k and @clk differ (one fls64()), the slot is bits
  * S(L)..S(L + 1) - 1 of k, always after @clk's own slot on that level.  So
- * every key on level L is below every key on level L + 1, and within a
- * level the slots are in order from the slot after @clk's: no wrap-around
- * above level 0.  A node needs no level field: removal finds its list
+ * the blocks of level L's slots all come before those of level L + 1, and
+ * within a level the slots are in order from the slot after @clk's: no
+ * wrap-around above level 0.  A node needs no level field: removal finds its list
  * head from the node's pprev when it is the first in its list (an address
  * range check), and only then can the list become empty.
  *
+ * Moves: tw_hier_move() of a node on an upper level to a later key only
+ * writes the key and leaves the node where it is.  A removal would write
+ * both list neighbours (cold in a large wheel) and the insert the new
+ * list's first node; an idle timeout pushed out on every activity is that
+ * case, a few times per revolution.  So a key in an upper slot is at or
+ * after the slot's block start and the slot's bound, but may lie past the
+ * block; the cascade that empties the slot places such a node by its new
+ * key, on any level.  Level 0 keeps one tick per slot: a node there is
+ * moved as a removal and an insert, as is one whose key goes down (its
+ * slot's cascade could come too late).  Ratas' author tried this for
+ * every slot and saw small slowdowns; only the upper levels do it here,
+ * where a slot holds many ticks anyway.
+ *
  * Cascades: when @clk reaches the start of an occupied upper slot's block
  * (a "cascade point"), the slot's nodes are placed again relative to the
- * new @clk: each goes to a lower level, at most levels - 1 moves over its
- * life.  A node
+ * new @clk: each goes to a lower level, at most levels - 1 moves per
+ * insertion or move to a key further out.  A node
  * whose key is the block start itself and is due is handed out directly
  * and never moves: range scheduling (tw_wheel_pick_key()) prefers keys
  * with the most trailing zero bits, so a timer whose allowed range covers
@@ -53,7 +66,8 @@
  *
  * Costs
  * -----
- * insert, remove: O(1) (an fls64(), a list link, one or two bits).
+ * insert, remove: O(1) (an fls64(), a list link, one or two bits); move
+ * later on an upper level: O(1), one write to the node.
  * advance: per handed-out node O(1); per cascade point O(levels) plus
  * O(1) per moved node; empty stretches are skipped from the bitmaps.  A
  * tickless caller's advance to just past the first level-0 key, with no
@@ -65,7 +79,8 @@
  * wakes its caller once, when it is due, and its cascades are done by that
  * same advance.
  * next_key(): as next_lower_bound, plus one walk of the first occupied
- * upper slot when level 0 is empty.
+ * upper slot when it can hold a key below level 0's first, and of the
+ * following ones while moved keys past their blocks leave them in reach.
  *
  * Guarantees
  * ----------
@@ -395,6 +410,32 @@ void tw_hier_remove(struct tw_hier *h, struct twheel_node *node)
 		tw_hier_next0_emptied(h);
 }
 
+/**
+ * tw_hier_move() - give a linked node a new key
+ * @h:    the engine
+ * @node: a node linked on one of @h's levels
+ * @key:  its new key; a key before the clock is moved up to it
+ *
+ * The same as tw_hier_remove() then tw_hier_insert(), but a node on an
+ * upper level whose key goes up stays where it is with its new key: the
+ * slot's cascade point is at or before its old key, so the cascade that
+ * empties the slot places it again by its new key before it can be due.
+ * Only the node is written; its list neighbours, which a removal writes
+ * and which are cold in a large wheel, are not touched.  An idle timeout
+ * pushed out on every activity then costs one cache line per re-arm.
+ */
+void tw_hier_move(struct tw_hier *h, struct twheel_node *node, u64 key)
+{
+	key = max(key, h->clk);
+	/* a key a revolution or more ahead is never on level 0 */
+	if (key >= node->key && (node->key - h->clk) >> h->bits) {
+		node->key = key;
+		return;
+	}
+	tw_hier_remove(h, node);
+	tw_hier_insert(h, node, key);
+}
+
 /*
  * The lowest non-empty upper level (levels are ordered), 0 if none; its
  * first occupied slot in @slot and that slot's block start in @start.
@@ -451,9 +492,10 @@ static void tw_hier_hand_out(struct tw_hier *h, struct tw_hier_out *o,
  * @upto, the cap allows one more, and nothing left on the wheel comes
  * before it.  The levels below hold only what this cascade pass placed
  * there (they were emptied when @clk entered their current blocks), all
- * of it later than @node's slot unless it went to level 0; the levels above
- * hold later blocks.  So level 0's first key and an empty set of levels
- * below decide it.
+ * of it later than @node's slot unless it went to level 0; the other
+ * slots hold later blocks, which is enough only if @node's key is still
+ * in its slot's block (tw_hier_move() may have put it past).  So that, level
+ * 0's first key and an empty set of levels below decide it.
  */
 static bool tw_hier_lone_due(const struct tw_hier *h,
 			     const struct twheel_node *node, unsigned int level,
@@ -461,6 +503,7 @@ static bool tw_hier_lone_due(const struct tw_hier *h,
 			     const struct tw_hier_out *o)
 {
 	return !node->entry.next && node->key < upto &&
+	       !((node->key - h->clk) >> tw_hier_shift(h, level)) &&
 	       (!max || o->n < max) &&
 	       !(h->up_levels & (BIT(level - 1) - 1)) &&
 	       node->key < h->next0;
@@ -497,6 +540,9 @@ static unsigned long tw_hier_cascade_l1(struct tw_hier *h,
 		len++;
 		if (tw_hier_due_now(node->key, clk, due, max, o)) {
 			tw_hier_hand_out(h, o, node);
+		} else if (unlikely((node->key - clk) >> h->bits)) {
+			/* moved later by tw_hier_move(): not level 0's */
+			tw_hier_place(h, node);
 		} else {
 			tw_hier_link_l0(h, node, node->key & mask);
 			next0 = min(next0, node->key);
@@ -521,6 +567,7 @@ static unsigned long tw_hier_cascade_up(struct tw_hier *h,
 					unsigned int max, struct tw_hier_out *o)
 {
 	unsigned int sh = tw_hier_shift(h, level - 1);
+	unsigned int block = sh + TW_HIER_LVL_BITS;
 	struct hlist_head *up = &h->up[tw_hier_up_idx(level - 1, 0)];
 	u64 *low = &h->up_low[tw_hier_up_idx(level - 1, 0)];
 	u64 clk = h->clk, map = 0;
@@ -534,7 +581,8 @@ static unsigned long tw_hier_cascade_up(struct tw_hier *h,
 		unsigned int s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
 
 		len++;
-		if (s) {
+		/* a key moved past the block by tw_hier_move() is placed anew */
+		if (s && !((node->key - clk) >> block)) {
 			hlist_add_head(&node->entry, &up[s]);
 			low[s] = min(low[s], node->key);
 			map |= BIT_ULL(s);
@@ -763,23 +811,45 @@ u64 tw_hier_next_lower_bound(const struct tw_hier *h)
  * @h:     the engine
  * @bound: the last tick of interest
  *
+ * Walks the occupied upper slots in order while one can hold a key below
+ * the best found: one slot at most unless tw_hier_move() left keys past
+ * their slot's block.
+ *
  * Return: the smallest key if it is <= @bound, else TW_NO_TICK.
  */
 u64 tw_hier_next_key(const struct tw_hier *h, u64 bound)
 {
+	unsigned long levels = h->up_levels;
 	struct twheel_node *node;
-	unsigned int level, slot;
-	u64 best, start;
+	u64 best;
 
 	if (!h->count)
 		return TW_NO_TICK;
 	best = h->next0;
-	level = tw_hier_first_up(h, &slot, &start);
-	/* upper keys are >= their slot's bound: walk it only if it can win */
-	if (!level || start >= best || start > bound ||
-	    h->up_low[tw_hier_up_idx(level, slot)] >= best)
-		return best <= bound ? best : TW_NO_TICK;
-	hlist_for_each_entry(node, &h->up[tw_hier_up_idx(level, slot)], entry)
-		best = min(best, node->key);
+	/* upper keys are >= their slot's block start and bound */
+	while (levels) {
+		unsigned int level = __ffs(levels) + 1;
+		unsigned int sh = tw_hier_shift(h, level), slot;
+		u64 map = h->up_map[level - 1], base = 0, start;
+
+		levels &= levels - 1;
+		if (sh + TW_HIER_LVL_BITS < 64)
+			base = h->clk >> (sh + TW_HIER_LVL_BITS) <<
+			       (sh + TW_HIER_LVL_BITS);
+		for (; map; map &= map - 1) {
+			unsigned int idx;
+
+			slot = tw_ffs64(map);
+			start = base | ((u64)slot << sh);
+			if (start >= best || start > bound)
+				goto out;
+			idx = tw_hier_up_idx(level, slot);
+			if (h->up_low[idx] >= best)
+				continue;
+			hlist_for_each_entry(node, &h->up[idx], entry)
+				best = min(best, node->key);
+		}
+	}
+out:
 	return best <= bound ? best : TW_NO_TICK;
 }

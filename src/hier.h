@@ -71,6 +71,7 @@ size_t tw_hier_mem_size(unsigned int bits);
 void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk);
 void tw_hier_insert(struct tw_hier *h, struct twheel_node *node, u64 key);
 void tw_hier_remove(struct tw_hier *h, struct twheel_node *node);
+void tw_hier_move(struct tw_hier *h, struct twheel_node *node, u64 key);
 unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			     struct hlist_head *expired);
 u64 tw_hier_next_lower_bound(const struct tw_hier *h);

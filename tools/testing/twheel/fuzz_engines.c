@@ -90,6 +90,7 @@ struct model {
 	bool fixed;	/* hier: placed on a bucket start, must not move */
 	int level;	/* hier: level at the last full check */
 	u64 key;
+	u64 placed;	/* hier: the key its slot was chosen by */
 };
 
 static struct tw_engine E;
@@ -225,12 +226,23 @@ static int xor_level(const struct tw_hier *h, u64 key)
 	return 1 + (fls64(diff) - 1 - h->bits) / TW_HIER_LVL_BITS;
 }
 
+/* Whether @key belongs on upper level @level, slot @s, at the clock. */
+static bool on_slot(const struct tw_hier *h, u64 key, unsigned int level,
+		    u64 s)
+{
+	unsigned int sh = h->bits + (level - 1) * TW_HIER_LVL_BITS;
+
+	return xor_level(h, key) == (int)level &&
+	       ((key >> sh) & (TW_HIER_LVL_SIZE - 1)) == s;
+}
+
 NO_COVERAGE static unsigned long check_hier(bool *seen)
 {
 	struct tw_hier *h = &E.hier;
 	u64 size = 1ULL << h->bits, mask = size - 1, s, min0 = TW_NO_TICK;
 	unsigned long total = 0, words = BITS_TO_LONGS(size), wi;
 	struct twheel_node *node;
+	bool lazy[NODES] = { false };
 	unsigned int level;
 	int i;
 
@@ -273,21 +285,31 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 			unsigned long len = 0;
 
 			hlist_for_each_entry(node, head, entry) {
+				u64 k;
+
 				i = check_node(node, seen, "upper slot",
 					       level * 100 + s);
 				if (level > h->levels)
 					FAIL("node %d on unused level %u", i, level);
-				if (xor_level(h, node->key) != (int)level ||
-				    ((node->key >> sh) & (TW_HIER_LVL_SIZE - 1)) != s)
-					FAIL("node %d key %llu on level %u slot %llu, not %d",
-					     i, (unsigned long long)node->key, level,
-					     (unsigned long long)s,
-					     xor_level(h, node->key));
+				/*
+				 * Where its key puts it, or, moved later in
+				 * place by tw_engine_move(), where the key it
+				 * was placed by does.
+				 */
+				k = node->key;
+				lazy[i] = !on_slot(h, k, level, s);
+				if (lazy[i])
+					k = m[i].placed;
+				if (!on_slot(h, k, level, s))
+					FAIL("node %d key %llu (placed %llu) on level %u slot %llu",
+					     i, (unsigned long long)node->key,
+					     (unsigned long long)m[i].placed, level,
+					     (unsigned long long)s);
 				if (node->key < h->up_low[idx])
 					FAIL("node %d key %llu below its slot's bound %llu",
 					     i, (unsigned long long)node->key,
 					     (unsigned long long)h->up_low[idx]);
-				if (h->tc > (node->key >> sh << sh))
+				if (h->tc > (k >> sh << sh))
 					FAIL("cascade point %llu after node %d's block",
 					     (unsigned long long)h->tc, i);
 				if (len++ > NODES)
@@ -307,13 +329,21 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 			total += len;
 		}
 	}
-	/* Levels only go down, and a node on its bucket start stays put. */
+	/*
+	 * Levels only go down, and a node on its bucket start stays put; a
+	 * node moved in place is placed anew by its cascade, on any level.
+	 */
 	for (i = 0; i < NODES; i++) {
 		int lv;
 
 		if (!m[i].linked)
 			continue;
 		lv = tw_hier_node_level(h, &pool[i]);
+		if (lazy[i]) {
+			m[i].level = INT_MAX;
+			continue;
+		}
+		m[i].placed = m[i].key;
 		if (lv > m[i].level)
 			FAIL("node %d moved up from level %d to %d", i,
 			     m[i].level, lv);
@@ -453,19 +483,63 @@ static u64 pick_insert_key(struct input *in)
 	}
 }
 
-static void do_insert(struct twheel_node *node, int i, u64 key)
+/* The model of a node just placed by its key (the clock's if earlier). */
+static void set_placed(struct twheel_node *node, int i)
 {
-	tw_engine_insert(&E, node, key);
 	m[i].linked = true;
-	m[i].key = key < CLK ? CLK : key;
+	m[i].key = node->key;
 	m[i].level = 0;
 	m[i].fixed = false;
+	m[i].placed = m[i].key;
 	if (E.kind == TWHEEL_ENGINE_HIER) {
 		int lv = tw_hier_node_level(&E.hier, node);
 		unsigned int sh = E.hier.bits + (lv - 1) * TW_HIER_LVL_BITS;
 
 		m[i].level = lv;
 		m[i].fixed = lv && !(m[i].key & ((1ULL << sh) - 1));
+	}
+}
+
+static void do_insert(struct twheel_node *node, int i, u64 key)
+{
+	tw_engine_insert(&E, node, key);
+	if (node->key != (key < CLK ? CLK : key))
+		FAIL("node %d inserted at %llu has key %llu", i,
+		     (unsigned long long)key, (unsigned long long)node->key);
+	set_placed(node, i);
+}
+
+/*
+ * A pending node to a new key.  The hierarchical engine may leave it in
+ * its slot, its list links unchanged, when it is on an upper level and its
+ * key goes up: the key it was placed by then still decides where it is,
+ * until its slot is cascaded (check_hier()).
+ */
+static void do_move(struct twheel_node *node, int i, u64 key)
+{
+	struct hlist_node *next = node->entry.next, **pprev = node->entry.pprev;
+	u64 old = m[i].key, placed = m[i].placed;
+
+	tw_engine_move(&E, node, key);
+	if (E.kind != TWHEEL_ENGINE_HIER || node->entry.next != next ||
+	    node->entry.pprev != pprev) {
+		set_placed(node, i);
+		return;
+	}
+	/* Same links: in place, or removed and put back on the same list. */
+	set_placed(node, i);
+	if (m[i].level) {
+		unsigned int sh = E.hier.bits + (m[i].level - 1) * TW_HIER_LVL_BITS;
+		u64 s = (placed >> sh) & (TW_HIER_LVL_SIZE - 1);
+
+		if (m[i].key < old && !on_slot(&E.hier, m[i].key, m[i].level, s))
+			FAIL("node %d left in place, its key down from %llu to %llu",
+			     i, (unsigned long long)old,
+			     (unsigned long long)m[i].key);
+		/* its cascade places it by the new key, on any level */
+		m[i].placed = placed;
+		m[i].fixed = false;
+		m[i].level = INT_MAX;
 	}
 }
 
@@ -771,12 +845,11 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 			if (m[i].linked)
 				do_remove(node, i);
 			break;
-		case 4:	/* re-insert a pending node at the same or a new key */
+		case 4:	/* move a pending node to the same or a new key */
 			if (m[i].linked) {
 				u64 key = (op & 0x80) ? m[i].key : pick_insert_key(&in);
 
-				do_remove(node, i);
-				do_insert(node, i, key);
+				do_move(node, i, key);
 			}
 			break;
 		case 5:

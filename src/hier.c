@@ -19,9 +19,9 @@
  * S(L)..S(L + 1) - 1 of k, always after @clk's own slot on that level.  So
  * the blocks of level L's slots all come before those of level L + 1, and
  * within a level the slots are in order from the slot after @clk's: no
- * wrap-around above level 0.  A node needs no level field: removal finds its list
- * head from the node's pprev when it is the first in its list (an address
- * range check), and only then can the list become empty.
+ * wrap-around above level 0.  A node needs no level field: removal finds
+ * its list head from the node's pprev when it is the first in its list (an
+ * address range check), and only then can the list become empty.
  *
  * Moves: tw_hier_move() of a node on an upper level to a later key only
  * writes the key and leaves the node where it is.  A removal would write
@@ -494,8 +494,8 @@ static void tw_hier_hand_out(struct tw_hier *h, struct tw_hier_out *o,
  * there (they were emptied when @clk entered their current blocks), all
  * of it later than @node's slot unless it went to level 0; the other
  * slots hold later blocks, which is enough only if @node's key is still
- * in its slot's block (tw_hier_move() may have put it past).  So that, level
- * 0's first key and an empty set of levels below decide it.
+ * in its slot's block (tw_hier_move() may have put it past).  So that,
+ * level 0's first key and an empty set of levels below decide it.
  */
 static bool tw_hier_lone_due(const struct tw_hier *h,
 			     const struct twheel_node *node, unsigned int level,

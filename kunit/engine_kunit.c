@@ -527,6 +527,7 @@ static void tw_hier_move_later_stays_in_place(struct kunit *test)
 	struct twe *t = twe_new(test, 8, 0);
 	struct tw_hier *h = twe_hier(test, t);
 	struct hlist_node **pprev;
+	u64 clk;
 
 	/* level 2 (2^14 .. 2^20): slot 6 from 98304, slot 7 from 114688 */
 	twe_insert(t, 0, 100000);
@@ -540,19 +541,24 @@ static void tw_hier_move_later_stays_in_place(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twe_advance(t, 140000, 0), 2U);
 	KUNIT_EXPECT_EQ(test, t->hits[0] + t->hits[1], 2UL);
 
-	/* moved later past its level: placed a level up by its cascade */
+	/*
+	 * Moved later past its level: placed a level up by the cascade of
+	 * its slot (9, from 147456), not on level 1's slot 5, which its
+	 * key's bits there name.
+	 */
 	twe_insert(t, 2, 150000);
-	twe_move(t, 2, 1ULL << 21);
+	twe_move(t, 2, (1ULL << 21) + 5 * 256);
 	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 2);
-	KUNIT_EXPECT_EQ(test, twe_advance(t, 163840 + 1, 0), 0U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 147456 + 1, 0), 0U);
 	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 3);
 
 	/* earlier, or within a revolution: unlinked and placed anew */
-	twe_move(t, 2, 163941);
+	clk = twe_clk(t);
+	twe_move(t, 2, clk + 100);
 	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 0);
-	twe_move(t, 2, 164000);
+	twe_move(t, 2, clk + 200);
 	KUNIT_EXPECT_EQ(test, tw_hier_node_level(h, &t->nodes[2]), 0);
-	KUNIT_EXPECT_EQ(test, twe_advance(t, 164001, 0), 1U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, clk + 201, 0), 1U);
 	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
 }
 

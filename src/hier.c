@@ -437,24 +437,35 @@ void tw_hier_move(struct tw_hier *h, struct twheel_node *node, u64 key)
 }
 
 /*
+ * The first tick of slot @slot of upper level @level: @clk's block of
+ * 2^S(@level + 1) ticks (the whole range on the top level) holds the
+ * level's 64 slots.
+ */
+static u64 tw_hier_slot_start(const struct tw_hier *h, unsigned int level,
+			      unsigned int slot)
+{
+	unsigned int sh = tw_hier_shift(h, level);
+	u64 base = 0;
+
+	if (sh + TW_HIER_LVL_BITS < 64)
+		base = h->clk >> (sh + TW_HIER_LVL_BITS) << (sh + TW_HIER_LVL_BITS);
+	return base | ((u64)slot << sh);
+}
+
+/*
  * The lowest non-empty upper level (levels are ordered), 0 if none; its
  * first occupied slot in @slot and that slot's block start in @start.
  */
 static unsigned int tw_hier_first_up(const struct tw_hier *h,
 				     unsigned int *slot, u64 *start)
 {
-	unsigned int level, sh;
-	u64 base;
+	unsigned int level;
 
 	if (!h->up_levels)
 		return 0;
 	level = __ffs(h->up_levels) + 1;
-	sh = tw_hier_shift(h, level);
 	*slot = tw_ffs64(h->up_map[level - 1]);
-	base = 0;
-	if (sh + TW_HIER_LVL_BITS < 64)
-		base = h->clk >> (sh + TW_HIER_LVL_BITS) << (sh + TW_HIER_LVL_BITS);
-	*start = base | ((u64)*slot << sh);
+	*start = tw_hier_slot_start(h, level, *slot);
 	return level;
 }
 
@@ -829,18 +840,13 @@ u64 tw_hier_next_key(const struct tw_hier *h, u64 bound)
 	/* upper keys are >= their slot's block start and bound */
 	while (levels) {
 		unsigned int level = __ffs(levels) + 1;
-		unsigned int sh = tw_hier_shift(h, level), slot;
-		u64 map = h->up_map[level - 1], base = 0, start;
+		u64 map = h->up_map[level - 1], start;
 
 		levels &= levels - 1;
-		if (sh + TW_HIER_LVL_BITS < 64)
-			base = h->clk >> (sh + TW_HIER_LVL_BITS) <<
-			       (sh + TW_HIER_LVL_BITS);
 		for (; map; map &= map - 1) {
-			unsigned int idx;
+			unsigned int slot = tw_ffs64(map), idx;
 
-			slot = tw_ffs64(map);
-			start = base | ((u64)slot << sh);
+			start = tw_hier_slot_start(h, level, slot);
 			if (start >= best || start > bound)
 				goto out;
 			idx = tw_hier_up_idx(level, slot);

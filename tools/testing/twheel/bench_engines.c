@@ -137,12 +137,10 @@ struct hent {
 };
 
 /*
- * The heap's index of timer id: pos[id * st].  The baseline keeps it in a
- * dense array of u32 (st = 1, 16 timers per cache line); "heap4obj" keeps
- * it in a per-timer object the size of a struct twheel_node (st =
- * HOBJ_ST), as libev keeps it in the watcher, so that arming, cancelling
- * and firing a timer touch that timer's object as the engines do.  @st is
- * a constant at every call, so each layout gets its own code.
+ * The heap's index of timer id is pos[id * st]: st = 1 for "heap4", a
+ * dense array of u32; st = HOBJ_ST for "heap4obj", the pos field of a
+ * per-timer struct hobj (see the head comment).  @st is a constant at
+ * every call, so each layout gets its own code.
  */
 struct hobj {
 	u64 data;

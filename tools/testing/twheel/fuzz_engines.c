@@ -226,11 +226,17 @@ static int xor_level(const struct tw_hier *h, u64 key)
 	return 1 + (fls64(diff) - 1 - h->bits) / TW_HIER_LVL_BITS;
 }
 
+/* The shift of upper level @level's slots: S(L) of hier.c. */
+static unsigned int lvl_shift(const struct tw_hier *h, unsigned int level)
+{
+	return h->bits + (level - 1) * TW_HIER_LVL_BITS;
+}
+
 /* Whether @key belongs on upper level @level, slot @s, at the clock. */
 static bool on_slot(const struct tw_hier *h, u64 key, unsigned int level,
 		    u64 s)
 {
-	unsigned int sh = h->bits + (level - 1) * TW_HIER_LVL_BITS;
+	unsigned int sh = lvl_shift(h, level);
 
 	return xor_level(h, key) == (int)level &&
 	       ((key >> sh) & (TW_HIER_LVL_SIZE - 1)) == s;
@@ -276,7 +282,7 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 		FAIL("next0 %llu, earliest level-0 key %llu",
 		     (unsigned long long)h->next0, (unsigned long long)min0);
 	for (level = 1; level <= TW_HIER_MAX_UP; level++) {
-		unsigned int sh = h->bits + (level - 1) * TW_HIER_LVL_BITS;
+		unsigned int sh = lvl_shift(h, level);
 		u64 cur = sh < 64 ? (h->clk >> sh) & (TW_HIER_LVL_SIZE - 1) : 0;
 
 		for (s = 0; s < TW_HIER_LVL_SIZE; s++) {
@@ -493,19 +499,25 @@ static void set_placed(struct twheel_node *node, int i)
 	m[i].placed = m[i].key;
 	if (E.kind == TWHEEL_ENGINE_HIER) {
 		int lv = tw_hier_node_level(&E.hier, node);
-		unsigned int sh = E.hier.bits + (lv - 1) * TW_HIER_LVL_BITS;
 
 		m[i].level = lv;
-		m[i].fixed = lv && !(m[i].key & ((1ULL << sh) - 1));
+		m[i].fixed = lv && !(m[i].key &
+				     ((1ULL << lvl_shift(&E.hier, lv)) - 1));
 	}
+}
+
+/* A node just inserted or moved to @key has it, or the clock if earlier. */
+static void check_key(const struct twheel_node *node, int i, u64 key)
+{
+	if (node->key != (key < CLK ? CLK : key))
+		FAIL("node %d placed at %llu has key %llu", i,
+		     (unsigned long long)key, (unsigned long long)node->key);
 }
 
 static void do_insert(struct twheel_node *node, int i, u64 key)
 {
 	tw_engine_insert(&E, node, key);
-	if (node->key != (key < CLK ? CLK : key))
-		FAIL("node %d inserted at %llu has key %llu", i,
-		     (unsigned long long)key, (unsigned long long)node->key);
+	check_key(node, i, key);
 	set_placed(node, i);
 }
 
@@ -518,29 +530,23 @@ static void do_insert(struct twheel_node *node, int i, u64 key)
 static void do_move(struct twheel_node *node, int i, u64 key)
 {
 	struct hlist_node *next = node->entry.next, **pprev = node->entry.pprev;
-	u64 old = m[i].key, placed = m[i].placed;
+	u64 old = m[i].key, placed = m[i].placed, s;
 
 	tw_engine_move(&E, node, key);
-	if (E.kind != TWHEEL_ENGINE_HIER || node->entry.next != next ||
-	    node->entry.pprev != pprev) {
-		set_placed(node, i);
-		return;
-	}
-	/* Same links: in place, or removed and put back on the same list. */
+	check_key(node, i, key);
 	set_placed(node, i);
-	if (m[i].level) {
-		unsigned int sh = E.hier.bits + (m[i].level - 1) * TW_HIER_LVL_BITS;
-		u64 s = (placed >> sh) & (TW_HIER_LVL_SIZE - 1);
-
-		if (m[i].key < old && !on_slot(&E.hier, m[i].key, m[i].level, s))
-			FAIL("node %d left in place, its key down from %llu to %llu",
-			     i, (unsigned long long)old,
-			     (unsigned long long)m[i].key);
-		/* its cascade places it by the new key, on any level */
-		m[i].placed = placed;
-		m[i].fixed = false;
-		m[i].level = INT_MAX;
-	}
+	/* Same links on an upper level: in place, or put back on that list. */
+	if (E.kind != TWHEEL_ENGINE_HIER || !m[i].level ||
+	    node->entry.next != next || node->entry.pprev != pprev)
+		return;
+	s = (placed >> lvl_shift(&E.hier, m[i].level)) & (TW_HIER_LVL_SIZE - 1);
+	if (m[i].key < old && !on_slot(&E.hier, m[i].key, m[i].level, s))
+		FAIL("node %d left in place, its key down from %llu to %llu",
+		     i, (unsigned long long)old, (unsigned long long)m[i].key);
+	/* its cascade places it by the new key, on any level */
+	m[i].placed = placed;
+	m[i].fixed = false;
+	m[i].level = INT_MAX;
 }
 
 static void do_remove(struct twheel_node *node, int i)

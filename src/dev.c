@@ -164,8 +164,7 @@ enum twheel_rec_state {
 	TWHEEL_REC_FAILED,	/* @ret is its errno */
 	TWHEEL_REC_TODO,	/* checked, timer looked up or taken */
 	TWHEEL_REC_DONE,	/* armed or re-armed */
-	TWHEEL_REC_STOPPED,	/* CANCEL: stopped, was not pending */
-	TWHEEL_REC_STOPPED_PENDING, /* CANCEL: stopped, was pending */
+	TWHEEL_REC_STOPPED,	/* CANCEL: stopped, to be freed */
 	TWHEEL_REC_SLOW,	/* for the single-timer path */
 };
 
@@ -958,8 +957,12 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 				if (ret)
 					twheel_ut_free(ctx, ut);
 			}
-			if (ret)
+			if (ret) {
 				twheel_uncharge(ctx, 1);
+				break;
+			}
+			/* the output, should the ARM succeed */
+			op->handle = twheel_ut_handle(ut);
 			break;
 		case TWHEEL_OP_MODIFY:
 		case TWHEEL_OP_CANCEL:
@@ -1028,8 +1031,7 @@ static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
 		case TWHEEL_OP_CANCEL:
 			ret = twheel_batch_stop(&bl, &ut->timer, true);
 			if (ret >= 0) {
-				run->state[i] = ret ? TWHEEL_REC_STOPPED_PENDING :
-						      TWHEEL_REC_STOPPED;
+				run->state[i] = TWHEEL_REC_STOPPED;
 				continue;
 			}
 			break;
@@ -1071,9 +1073,9 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	case TWHEEL_REC_FAILED:
 		return run->ret[i];
 	case TWHEEL_REC_STOPPED:
-	case TWHEEL_REC_STOPPED_PENDING:
-		twheel_finish_cancel(ctx, ut,
-				     run->state[i] == TWHEEL_REC_STOPPED_PENDING);
+		/* A batch reports no cancel status: withdraw and free. */
+		twheel_withdraw_event(ctx, ut);
+		twheel_ut_free_at(ctx, ut, lower_32_bits(run->ops[i].handle));
 		/* uncharged with the run's others: one atomic, not one each */
 		run->freed++;
 		return 0;
@@ -1134,11 +1136,12 @@ static bool twheel_batch_armed(const struct twheel_batch_run *run,
  * @ret: the errno of a failed record, the handle of a new timer (and its
  * result, 0); nothing for the others.  One user access window for all,
  * as a run of ARMs writes one handle per record.  Returns how many
- * records were reported: short of @n at the first that could not be.
+ * records were reported: short of @n at the first that could not be;
+ * adds the failed ones among them to @failed.
  */
 static unsigned int twheel_batch_report(const struct twheel_batch_run *run,
 					u8 __user *urun, u32 op_size,
-					unsigned int n)
+					unsigned int n, u32 *failed)
 {
 	unsigned int i = 0;
 
@@ -1150,6 +1153,7 @@ static unsigned int twheel_batch_report(const struct twheel_batch_run *run,
 
 		if (run->ret[i]) {
 			unsafe_put_user(run->ret[i], &uop->out_result, efault);
+			(*failed)++;
 		} else if (run->ops[i].op == TWHEEL_OP_ARM) {
 			unsafe_put_user(0, &uop->out_result, efault);
 			unsafe_put_user(run->ops[i].handle, &uop->handle,
@@ -1252,16 +1256,15 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 		end = twheel_batch_process(ctx, run, 0, got);
 		if (end < got)
 			err = -ENOMEM;
-		for (i = 0; i < end; i++) {
-			run->ret[i] = twheel_batch_finish(ctx, run, i);
-			if (twheel_batch_armed(run, i))
-				run->ops[i].handle = twheel_ut_handle(run->ut[i]);
-		}
-		reported = twheel_batch_report(run, urun, cmd->op_size, end);
+		/* what the locked pass armed or re-armed is done (ret 0) */
+		for (i = 0; i < end; i++)
+			if (run->state[i] != TWHEEL_REC_DONE)
+				run->ret[i] = twheel_batch_finish(ctx, run, i);
+		reported = twheel_batch_report(run, urun, cmd->op_size, end,
+					       &failed);
 		if (reported < end)
 			err = -EFAULT;
-		for (i = 0; i < reported; i++)
-			failed += !!run->ret[i];
+		i = reported;
 		/*
 		 * Not reported (this record's output could not be written, or
 		 * an earlier one's): undo a fresh arm, as the single ioctl

@@ -3872,14 +3872,18 @@ static void twheel_batch_stop_reports_pending_and_shuts_down(struct kunit *test)
 
 /**
  * struct twk_bstop - a run on another CPU while a callback runs
- * @p:       the probe whose callback runs
+ * @p:       the probe whose callback runs first
+ * @target:  the probe the run acts on: that callback's peer, else itself
+ * @modify:  the run re-arms @target 10 s out instead of shutting it down
  * @threads: a helper per online CPU
  * @helper:  the one the callback woke
- * @ret:     what twheel_batch_stop() returned in the helper
+ * @ret:     what twheel_batch_stop() or twheel_batch_modify() returned
  * @done:    the helper has made its call
  */
 struct twk_bstop {
 	struct twk_probe *p;
+	struct twk_probe *target;
+	bool modify;
 	struct twk_threads *threads;
 	struct task_struct *helper;
 	int ret;
@@ -3892,7 +3896,12 @@ static int twk_bstop_helper(void *data)
 	struct twheel_batch_lock bl;
 
 	twheel_batch_begin(b->p->ctx->wheel, &bl);
-	b->ret = twheel_batch_stop(&bl, &b->p->timer, true);
+	if (b->modify)
+		b->ret = twheel_batch_modify(&bl, &b->target->timer,
+					     10 * NSEC_PER_SEC, 0,
+					     TWHEEL_MODE_REL);
+	else
+		b->ret = twheel_batch_stop(&bl, &b->target->timer, true);
 	twheel_batch_end(&bl);
 	atomic_set_release(&b->done, 1);
 	twk_idle_until_stop();
@@ -3907,6 +3916,12 @@ static void twk_cb_bstop(struct twheel_timer *timer)
 	unsigned int cpu, this = smp_processor_id();
 	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
 
+	if (b->helper) {
+		/* the peer of the first: its run is made */
+		twk_record(p);
+		return;
+	}
+	b->target = p->peer ?: p;
 	for_each_online_cpu(cpu) {
 		if (cpu != this && cpu < b->threads->nr && b->threads->tasks[cpu]) {
 			b->helper = b->threads->tasks[cpu];
@@ -3922,28 +3937,39 @@ static void twk_cb_bstop(struct twheel_timer *timer)
 }
 
 /*
- * A run cannot stop a timer whose callback runs (it would have to wait
- * under the base lock): it refuses with -EBUSY and changes nothing.
+ * @nr probes on one base, with the helpers of a struct twk_bstop in
+ * @ctx->priv: the first callback to run has another CPU make a run.
  */
-static void twheel_batch_stop_running_callback_ebusy(struct kunit *test)
+static struct twk_bstop *twk_bstop_new(struct kunit *test, struct twk_ctx *ctx,
+				       unsigned int nr, bool modify)
 {
-	struct twk_ctx *ctx;
 	struct twk_bstop *b;
 	struct twheel *w;
 	unsigned int cpu;
 
 	if (num_online_cpus() < 2)
 		kunit_skip(test, "needs two online CPUs");
-	ctx = twk_ctx_new(test);
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
+	b->modify = modify;
 	ctx->priv = b;
 	/* One base: the helper's run locks the base running the callback. */
 	w = twk_wheel_single(test, ctx, 500 * TWK_US, 4, 64);
-	b->p = twk_probes(test, ctx, w, 1, twk_cb_bstop);
+	b->p = twk_probes(test, ctx, w, nr, twk_cb_bstop);
 	b->threads = twk_threads(test, nr_cpu_ids);
 	for_each_online_cpu(cpu)
 		twk_thread_create(test, b->threads, cpu, cpu, twk_bstop_helper, b);
+	return b;
+}
+
+/*
+ * A run cannot stop or re-arm a timer whose callback runs (it would have
+ * to wait under the base lock): it refuses with -EBUSY and changes nothing.
+ */
+static void twk_batch_running_callback_ebusy(struct kunit *test, bool modify)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_bstop *b = twk_bstop_new(test, ctx, 1, modify);
 
 	KUNIT_ASSERT_EQ(test, twheel_timer_start(&b->p->timer, TWK_MS, 0,
 						 TWHEEL_MODE_REL), 0);
@@ -3951,10 +3977,97 @@ static void twheel_batch_stop_running_callback_ebusy(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, b->helper);
 	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&b->done));
 	KUNIT_EXPECT_EQ(test, b->ret, -EBUSY);
-	/* not shut down by the refused stop */
+	/* not shut down by a refused stop, not armed by a refused modify */
+	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&b->p->timer));
 	KUNIT_EXPECT_EQ(test, twheel_timer_start(&b->p->timer, 10 * NSEC_PER_SEC,
 						 0, TWHEEL_MODE_REL), 0);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&b->p->timer), 1);
+}
+
+static void twheel_batch_stop_running_callback_ebusy(struct kunit *test)
+{
+	twk_batch_running_callback_ebusy(test, false);
+}
+
+static void twheel_batch_modify_running_callback_ebusy(struct kunit *test)
+{
+	twk_batch_running_callback_ebusy(test, true);
+}
+
+/*
+ * A pending timer re-armed by a run stays on the engine: no cancel and no
+ * new arming is counted, it keeps a key that fits the new range, and it
+ * fires once, at its new expiry.  An idle one is armed.
+ */
+static void twheel_batch_modify_pending_in_place(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_single(test, ctx, TWK_MS, 4, 64);
+	struct twk_probe *p = twk_probes(test, ctx, w, 2, twk_cb_record);
+	struct twheel_batch_lock bl;
+	ktime_t exp0, exp1;
+	int r[4];
+
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[0].timer, 10 * NSEC_PER_SEC,
+						 0, TWHEEL_MODE_REL), 0);
+	twheel_batch_begin(w, &bl);
+	/* later, far out: the hierarchical engine only rewrites the key */
+	r[0] = twheel_batch_modify(&bl, &p[0].timer, 20 * NSEC_PER_SEC, 0,
+				   TWHEEL_MODE_REL);
+	exp0 = twheel_timer_expires(&p[0].timer);
+	/* a range holding the key it has: nothing moves */
+	r[1] = twheel_batch_modify(&bl, &p[0].timer, exp0 - NSEC_PER_SEC,
+				   2 * NSEC_PER_SEC, TWHEEL_MODE_ABS);
+	/* earlier: soon due */
+	r[2] = twheel_batch_modify(&bl, &p[0].timer, 3 * TWK_MS, 0,
+				   TWHEEL_MODE_REL);
+	r[3] = twheel_batch_modify(&bl, &p[1].timer, 10 * NSEC_PER_SEC, 0,
+				   TWHEEL_MODE_REL);		/* idle */
+	twheel_batch_end(&bl);
+	exp1 = bl.now + 3 * TWK_MS;
+	KUNIT_EXPECT_EQ(test, r[0], 1);
+	KUNIT_EXPECT_EQ(test, exp0, bl.now + 20 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, r[1], 1);
+	KUNIT_EXPECT_EQ(test, r[2], 1);
+	KUNIT_EXPECT_EQ(test, r[3], 0);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 2ULL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].fires), 1);
+	KUNIT_EXPECT_GE(test, p[0].fired_at, exp1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].fires), 0);
+}
+
+/*
+ * Two timers due on one tick: while the first one's callback runs, the
+ * other waits on the base's list of handed-out timers.  A run on another
+ * CPU re-arms it 10 s out: it goes back on the engine and does not run.
+ */
+static void twheel_batch_modify_handed_out(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_bstop *b = twk_bstop_new(test, ctx, 2, true);
+	struct twk_probe *p = b->p, *other;
+	ktime_t t = ktime_get() + TWK_MS;
+
+	p[0].peer = &p[1];
+	p[1].peer = &p[0];
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[0].timer, t, 0,
+						 TWHEEL_MODE_ABS), 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[1].timer, t, 0,
+						 TWHEEL_MODE_ABS), 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_ASSERT_NOT_NULL(test, b->helper);
+	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&b->done));
+	other = b->target;
+	KUNIT_EXPECT_EQ(test, b->ret, 1);
+	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&other->timer));
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&other->timer), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&other->fires), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 1);
 }
 
 struct twk_bcall {
@@ -4023,6 +4136,9 @@ static struct kunit_case twheel_batch_cases[] = {
 	KUNIT_CASE(twheel_batch_arm_relative_never_early),
 	KUNIT_CASE(twheel_batch_stop_reports_pending_and_shuts_down),
 	KUNIT_CASE(twheel_batch_stop_running_callback_ebusy),
+	KUNIT_CASE(twheel_batch_modify_running_callback_ebusy),
+	KUNIT_CASE(twheel_batch_modify_pending_in_place),
+	KUNIT_CASE(twheel_batch_modify_handed_out),
 	KUNIT_CASE(twheel_batch_ops_other_base),
 	{}
 };

@@ -675,6 +675,38 @@ TEST_F(twheel, modify_withdraws_event)
 	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
 }
 
+/*
+ * The same in a batch, whose locked pass leaves that record to the
+ * single-timer path; a pending timer modified after it is re-armed under
+ * the lock.
+ */
+TEST_F(twheel, batch_modify_withdraws_event)
+{
+	struct twheel_batch_op ops[2];
+	struct twheel_event ev[8];
+	struct twheel_query q;
+	uint64_t h = 0, far = 0;
+	uint32_t done = 0;
+
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, 1, &h);
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 3, &far);
+	wait_events_queued(_metadata, self->fd, &h, 1);
+	op_modify(&ops[0], h, 3600 * NSEC_PER_SEC, 2);
+	op_modify(&ops[1], far, 7200 * NSEC_PER_SEC, 4);
+	test_ioctl_batch(self->fd, ops, 2, &done);
+	EXPECT_EQ(2, done);
+	EXPECT_EQ(0, wait_in(self->fd, 0)) TH_LOG("event survived modify");
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_EQ(2, q.out_cookie);
+	EXPECT_LT(3000 * NSEC_PER_SEC, q.out_remaining);
+	test_ioctl_query(self->fd, far, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_EQ(4, q.out_cookie);
+	EXPECT_LT(7000 * NSEC_PER_SEC, q.out_remaining);
+	EXPECT_EQ(0, barrier(_metadata, self->fd, 0, ev, 8));
+}
+
 /* Modify may turn a one-shot timer into a periodic one. */
 TEST_F(twheel, modify_to_periodic)
 {

@@ -1006,11 +1006,14 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
  * ones.  What is on another base, or whose callback runs, is left for the
  * single-timer path, and so is a MODIFY whose timer has an unread event:
  * that is withdrawn under @ctx->lock, which nests outside the base lock.
- * @queued is stable here: the callback is not running and read() is
- * excluded by the mutex.  The pass ends at such a record, which the caller
- * completes before the later records are done, so that they see its
- * effect (a later CANCEL of the same timer must not shut it down under a
- * MODIFY still to come).  Returns the end of the records it went through.
+ * A MODIFY may test @queued before twheel_batch_modify(): read() is
+ * excluded by the mutex, and the only other writer, the timer's callback,
+ * either runs now (then twheel_batch_modify() refuses) or cannot start
+ * while the base is locked.  The pass ends at a record left for the
+ * single-timer path, which the caller completes before the later records
+ * are done, so that they see its effect (a later CANCEL of the same timer
+ * must not shut it down under a MODIFY still to come).  Returns the end
+ * of the records it went through.
  */
 static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
 					struct twheel_batch_run *run,
@@ -1036,14 +1039,19 @@ static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
 			}
 			break;
 		case TWHEEL_OP_MODIFY:
-			ret = twheel_batch_stop(&bl, &ut->timer, false);
-			if (ret < 0)
-				break;
 			if (READ_ONCE(ut->queued)) {
 				ret = -EAGAIN;
 				break;
 			}
-			fallthrough;
+			ret = twheel_batch_modify(&bl, &ut->timer, spec->expires,
+						  spec->slack,
+						  twheel_spec_mode(spec));
+			if (ret < 0)
+				break;
+			/* read by the callback, which cannot run yet */
+			twheel_ut_set(ut, spec);
+			ret = 0;
+			break;
 		default:
 			twheel_ut_set(ut, spec);
 			ret = twheel_batch_arm(&bl, &ut->timer, spec->expires,

@@ -1069,6 +1069,35 @@ static struct twheel_base *twheel_migrate(struct twheel_timer *timer,
 	return to;
 }
 
+/* The ticks a timer due at @expires, with @slack_ns, may fire at on @base. */
+static __always_inline void twheel_range(struct twheel_base *base,
+					 ktime_t expires, u64 slack_ns,
+					 u64 *lo, u64 *hi)
+{
+	struct twheel *w = base->wheel;
+
+	*lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&base->engine));
+	*hi = *lo;
+	if (slack_ns)
+		*hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
+			  *lo);
+}
+
+/*
+ * Re-arm @timer, pending on @base's engine (not handed out), for a key in
+ * [@lo, @hi]: it stays where it is when its key is in range, else the
+ * engine moves it, which for a later key far out writes only the key.
+ */
+static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
+			u64 lo, u64 hi)
+{
+	if (timer->node.key >= lo && timer->node.key <= hi)
+		return;
+	tw_engine_move(&base->engine, &timer->node,
+		       tw_engine_pick_key(&base->engine, lo, hi));
+	twheel_program(base, timer->node.key);
+}
+
 static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		      u64 slack_ns, enum twheel_mode mode, bool idle_only)
 {
@@ -1114,19 +1143,10 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(ktime_get(), expires);
-	lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&base->engine));
-	hi = lo;
-	if (slack_ns)
-		hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
-			 lo);
+	twheel_range(base, expires, slack_ns, &lo, &hi);
 
-	/* Keep a pending timer where it is when that still fits the range. */
 	if (ret && !moved && !(timer->state & TWHEEL_TS_EXPIRED)) {
-		if (timer->node.key < lo || timer->node.key > hi) {
-			tw_engine_move(&base->engine, &timer->node,
-				       tw_engine_pick_key(&base->engine, lo, hi));
-			twheel_program(base, timer->node.key);
-		}
+		twheel_move(base, timer, lo, hi);
 	} else {
 		if (ret && !moved)
 			twheel_detach(base, timer);
@@ -1206,11 +1226,13 @@ EXPORT_SYMBOL_GPL(twheel_timer_modify);
  * The device arms and cancels thousands of timers per ioctl.  Taking a
  * base's lock and reading the clock once per timer costs more than the
  * wheel operation itself, so twheel_batch_begin() locks the calling CPU's
- * base and reads the clock once, twheel_batch_stop() and
- * twheel_batch_arm() work on timers of that base, and twheel_batch_end()
- * unlocks.  They are for a caller that serialises all operations on its
- * timers itself (the device's file mutex): no other CPU starts, modifies
- * or cancels them meanwhile; only their callbacks run concurrently.  What
+ * base and reads the clock once, twheel_batch_stop(), twheel_batch_arm()
+ * and twheel_batch_modify() work on timers of that base, and
+ * twheel_batch_end() unlocks.  A modify moves a pending timer within the
+ * engine, as twheel_timer_modify() does, instead of a stop and an arm.
+ * They are for a caller that serialises all operations on its timers
+ * itself (the device's file mutex): no other CPU starts, modifies or
+ * cancels them meanwhile; only their callbacks run concurrently.  What
  * they cannot do under this one lock (a timer on another base, a timer
  * whose callback runs) they refuse, and the caller uses the ordinary
  * functions after twheel_batch_end().  A relative expiry counts from the
@@ -1291,6 +1313,22 @@ int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_stop);
 
+/* What twheel_batch_arm() and twheel_batch_modify() refuse alike. */
+static __always_inline int
+twheel_batch_check(const struct twheel_batch_lock *bl,
+		   const struct twheel_timer *timer, ktime_t expires,
+		   u64 slack_ns, enum twheel_mode mode)
+{
+	if (WARN_ON_ONCE(timer->wheel != bl->base->wheel || !timer->function))
+		return -EINVAL;
+	if (expires < 0 || slack_ns > KTIME_MAX ||
+	    (mode != TWHEEL_MODE_ABS && mode != TWHEEL_MODE_REL))
+		return -EINVAL;
+	if (timer->state & TWHEEL_TS_SHUTDOWN)
+		return -ESHUTDOWN;
+	return 0;
+}
+
 /**
  * twheel_batch_arm() - arm an idle timer on the run's base
  * @bl:      the run
@@ -1309,18 +1347,14 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 		     ktime_t expires, u64 slack_ns, enum twheel_mode mode)
 {
 	struct twheel_base *base = bl->base;
-	struct twheel *w = base->wheel;
 	u32 st = timer->state;
 	u64 lo, hi;
+	int ret;
 
 	lockdep_assert_held(&base->lock);
-	if (WARN_ON_ONCE(timer->wheel != w || !timer->function))
-		return -EINVAL;
-	if (expires < 0 || slack_ns > KTIME_MAX ||
-	    (mode != TWHEEL_MODE_ABS && mode != TWHEEL_MODE_REL))
-		return -EINVAL;
-	if (st & TWHEEL_TS_SHUTDOWN)
-		return -ESHUTDOWN;
+	ret = twheel_batch_check(bl, timer, expires, slack_ns, mode);
+	if (ret)
+		return ret;
 	if (tw_node_linked(&timer->node))
 		return -EBUSY;
 	if (twheel_ts_base(st) != base->index) {
@@ -1338,11 +1372,7 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(bl->now, expires);
-	lo = max(twheel_time_to_tick(w, expires), tw_engine_clk(&base->engine));
-	hi = lo;
-	if (slack_ns)
-		hi = max(twheel_time_to_tick(w, ktime_add_safe(expires, slack_ns)),
-			 lo);
+	twheel_range(base, expires, slack_ns, &lo, &hi);
 	base->stats.armed++;
 	tw_engine_insert(&base->engine, &timer->node,
 			 tw_engine_pick_key(&base->engine, lo, hi));
@@ -1353,6 +1383,65 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 	return 0;
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_arm);
+
+/**
+ * twheel_batch_modify() - re-arm a timer of the run's base
+ * @bl:      the run
+ * @timer:   the timer; no other CPU may start, modify or cancel it
+ * @expires: expiry, absolute or relative to the run's clock reading
+ * @slack_ns: as for twheel_timer_start()
+ * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
+ *
+ * As twheel_batch_stop() without shutdown followed by twheel_batch_arm(),
+ * but a timer pending on the run's engine is not taken off it: it keeps its
+ * place when its key fits the new range, and is moved (tw_engine_move())
+ * otherwise, as twheel_timer_modify() does.  When it returns 0 or 1 the
+ * timer's callback is not running, and cannot start before
+ * twheel_batch_end().
+ *
+ * Context: between twheel_batch_begin() and twheel_batch_end().
+ * Return: 1 if the timer was pending, 0 if not; -EXDEV if it is on another
+ * base (or pinned to one) and -EBUSY if its callback is running, with
+ * nothing changed; -ESHUTDOWN, -EINVAL as twheel_batch_arm().
+ */
+int twheel_batch_modify(struct twheel_batch_lock *bl,
+			struct twheel_timer *timer, ktime_t expires,
+			u64 slack_ns, enum twheel_mode mode)
+{
+	struct twheel_base *base = bl->base;
+	u32 st = READ_ONCE(timer->state);
+	u64 lo, hi;
+	int ret;
+
+	lockdep_assert_held(&base->lock);
+	/* The word names @base only while no one else may move the timer. */
+	if ((st & TWHEEL_TS_MIGRATING) || twheel_ts_base(st) != base->index)
+		return -EXDEV;
+	if (base->running == timer)
+		return -EBUSY;
+	if (!tw_node_linked(&timer->node))
+		return twheel_batch_arm(bl, timer, expires, slack_ns, mode);
+	ret = twheel_batch_check(bl, timer, expires, slack_ns, mode);
+	if (ret)
+		return ret;
+
+	if (mode == TWHEEL_MODE_REL)
+		expires = ktime_add_safe(bl->now, expires);
+	twheel_range(base, expires, slack_ns, &lo, &hi);
+	if (st & TWHEEL_TS_EXPIRED) {
+		/* handed out, its callback not started: back on the engine */
+		twheel_detach(base, timer);
+		tw_engine_insert(&base->engine, &timer->node,
+				 tw_engine_pick_key(&base->engine, lo, hi));
+		twheel_program(base, timer->node.key);
+	} else {
+		twheel_move(base, timer, lo, hi);
+	}
+	WRITE_ONCE(timer->expires, expires);
+	trace_twheel_timer_modify(timer, expires, slack_ns, timer->node.key, 1);
+	return 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_batch_modify);
 
 /*
  * Take @timer off its base's engine (or expired list), as timer.c's

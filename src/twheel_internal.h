@@ -49,6 +49,9 @@ int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 		      bool shutdown);
 int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 		     ktime_t expires, u64 slack_ns, enum twheel_mode mode);
+int twheel_batch_modify(struct twheel_batch_lock *bl,
+			struct twheel_timer *timer, ktime_t expires,
+			u64 slack_ns, enum twheel_mode mode);
 
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
 void twheel_dev_exit(void);

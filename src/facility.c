@@ -1083,6 +1083,15 @@ static __always_inline void twheel_range(struct twheel_base *base,
 			  *lo);
 }
 
+/* Put @timer, on no list, on @base's engine with a key in [@lo, @hi]. */
+static void twheel_insert(struct twheel_base *base, struct twheel_timer *timer,
+			  u64 lo, u64 hi)
+{
+	tw_engine_insert(&base->engine, &timer->node,
+			 tw_engine_pick_key(&base->engine, lo, hi));
+	twheel_program(base, timer->node.key);
+}
+
 /*
  * Re-arm @timer, pending on @base's engine (not handed out), for a key in
  * [@lo, @hi]: it stays where it is when its key is in range, else the
@@ -1152,9 +1161,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 			twheel_detach(base, timer);
 		else if (!ret)
 			base->stats.armed++;
-		tw_engine_insert(&base->engine, &timer->node,
-				 tw_engine_pick_key(&base->engine, lo, hi));
-		twheel_program(base, timer->node.key);
+		twheel_insert(base, timer, lo, hi);
 	}
 	WRITE_ONCE(timer->expires, expires);
 	if (idle_only)
@@ -1279,6 +1286,23 @@ void twheel_batch_end(struct twheel_batch_lock *bl)
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_end);
 
+/*
+ * A timer the run may stop or re-arm: on its base (-EXDEV if not), its
+ * callback not running (-EBUSY).  The state word names the base only
+ * while no one else may move the timer.
+ */
+static int twheel_batch_hold(const struct twheel_base *base,
+			     const struct twheel_timer *timer)
+{
+	u32 st = READ_ONCE(timer->state);
+
+	if ((st & TWHEEL_TS_MIGRATING) || twheel_ts_base(st) != base->index)
+		return -EXDEV;
+	if (base->running == timer)
+		return -EBUSY;
+	return 0;
+}
+
 /**
  * twheel_batch_stop() - take a timer of the run's base off it
  * @bl:       the run
@@ -1294,14 +1318,12 @@ int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 		      bool shutdown)
 {
 	struct twheel_base *base = bl->base;
-	u32 st = READ_ONCE(timer->state);
+	int ret;
 
 	lockdep_assert_held(&base->lock);
-	/* The word names @base only while no one else may move the timer. */
-	if ((st & TWHEEL_TS_MIGRATING) || twheel_ts_base(st) != base->index)
-		return -EXDEV;
-	if (base->running == timer)
-		return -EBUSY;
+	ret = twheel_batch_hold(base, timer);
+	if (ret)
+		return ret;
 	if (shutdown)
 		twheel_ts_set(timer, TWHEEL_TS_SHUTDOWN);
 	if (!tw_node_linked(&timer->node))
@@ -1374,9 +1396,7 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 		expires = ktime_add_safe(bl->now, expires);
 	twheel_range(base, expires, slack_ns, &lo, &hi);
 	base->stats.armed++;
-	tw_engine_insert(&base->engine, &timer->node,
-			 tw_engine_pick_key(&base->engine, lo, hi));
-	twheel_program(base, timer->node.key);
+	twheel_insert(base, timer, lo, hi);
 	WRITE_ONCE(timer->expires, expires);
 	trace_twheel_timer_start(timer, expires, slack_ns, timer->node.key,
 				 false);
@@ -1409,16 +1429,13 @@ int twheel_batch_modify(struct twheel_batch_lock *bl,
 			u64 slack_ns, enum twheel_mode mode)
 {
 	struct twheel_base *base = bl->base;
-	u32 st = READ_ONCE(timer->state);
 	u64 lo, hi;
 	int ret;
 
 	lockdep_assert_held(&base->lock);
-	/* The word names @base only while no one else may move the timer. */
-	if ((st & TWHEEL_TS_MIGRATING) || twheel_ts_base(st) != base->index)
-		return -EXDEV;
-	if (base->running == timer)
-		return -EBUSY;
+	ret = twheel_batch_hold(base, timer);
+	if (ret)
+		return ret;
 	if (!tw_node_linked(&timer->node))
 		return twheel_batch_arm(bl, timer, expires, slack_ns, mode);
 	ret = twheel_batch_check(bl, timer, expires, slack_ns, mode);
@@ -1428,12 +1445,10 @@ int twheel_batch_modify(struct twheel_batch_lock *bl,
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(bl->now, expires);
 	twheel_range(base, expires, slack_ns, &lo, &hi);
-	if (st & TWHEEL_TS_EXPIRED) {
+	if (timer->state & TWHEEL_TS_EXPIRED) {
 		/* handed out, its callback not started: back on the engine */
 		twheel_detach(base, timer);
-		tw_engine_insert(&base->engine, &timer->node,
-				 tw_engine_pick_key(&base->engine, lo, hi));
-		twheel_program(base, timer->node.key);
+		twheel_insert(base, timer, lo, hi);
 	} else {
 		twheel_move(base, timer, lo, hi);
 	}

@@ -204,14 +204,15 @@ struct twk_wheel_args {
 	unsigned int bits;
 	unsigned int budget;
 	unsigned int flags;
+	enum twheel_engine engine;	/* 0: the default, hierarchical */
 };
 
 static int twk_wheel_init(struct kunit_resource *res, void *context)
 {
 	const struct twk_wheel_args *a = context;
-	struct twheel *w = a->flags ?
+	struct twheel *w = a->flags || a->engine ?
 		twheel_create_flags(a->tick_ns, a->bits, a->budget,
-				    TWHEEL_ENGINE_HIER, a->flags) :
+				    a->engine, a->flags) :
 		twheel_create(a->tick_ns, a->bits, a->budget);
 
 	if (IS_ERR(w))
@@ -2336,6 +2337,81 @@ static void twheel_tick_far_timer_sleeps_until_due(struct kunit *test)
 						TWK_TIMEOUT_MS * USEC_PER_MSEC, false, w), 0);
 }
 
+/*
+ * Arming on a base that stood empty for revolutions: the tick handler last
+ * set the engine's clock when the base was created, and arming moves it on
+ * to the present (twheel_forward()), so on the hierarchical engine timers
+ * due within a revolution go to level 0 and fire without a cascade.
+ * Placed by the stale clock, the eight timers below would sit on an upper
+ * level, in at most two slots, and the first slot's cascade would move
+ * the ones not yet due.  The other engines have no cascades (the Lawn
+ * counts other moves): for them the case checks that the timers still
+ * fire once each, never early.
+ */
+struct twk_fwd_param {
+	const char *name;
+	enum twheel_engine engine;
+	bool batch;	/* armed with twheel_batch_arm(), else twheel_timer_start() */
+};
+
+static const struct twk_fwd_param twk_fwd_params[] = {
+	{ "hier_timer_start", TWHEEL_ENGINE_HIER, false },
+	{ "hier_batch_arm", TWHEEL_ENGINE_HIER, true },
+	{ "scheme6_timer_start", TWHEEL_ENGINE_SCHEME6, false },
+	{ "lawn_batch_arm", TWHEEL_ENGINE_LAWN, true },
+};
+
+static void twk_fwd_desc(const struct twk_fwd_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_fwd, twk_fwd_params, twk_fwd_desc);
+
+static void twheel_timer_start_idle_base_no_cascade(struct kunit *test)
+{
+	enum { NR = 8 };
+	const struct twk_fwd_param *fp = test->param_value;
+	const u64 tick = TWK_MS, rev = 16 * tick;	/* 2^4 slots */
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_args(test, ctx, (struct twk_wheel_args){
+		tick, 4, 64, TWHEEL_CREATE_SINGLE_BASE, fp->engine });
+	struct twk_probe *p = twk_probes(test, ctx, w, NR, twk_cb_record);
+	struct twheel_batch_lock bl;
+	ktime_t idle_end, t0;
+	int ret[NR], i;
+
+	/* The time that must pass for the test to mean anything, not a sync. */
+	idle_end = ktime_get() + 3 * rev;
+	while (ktime_get() < idle_end)
+		usleep_range(1000, 2000);
+
+	t0 = ktime_get();
+	for (i = 0; i < NR; i++)
+		p[i].want = t0 + (5 + i) * tick;
+	if (fp->batch)
+		twheel_batch_begin(w, &bl);
+	for (i = 0; i < NR; i++)
+		ret[i] = fp->batch ?
+			twheel_batch_arm(&bl, &p[i].timer, (5 + i) * tick, 0,
+					 TWHEEL_MODE_REL) :
+			twheel_timer_start(&p[i].timer, (5 + i) * tick, 0,
+					   TWHEEL_MODE_REL);
+	if (fp->batch)
+		twheel_batch_end(&bl);
+	for (i = 0; i < NR; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], 0, "probe %d", i);
+
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, NR, TWK_TIMEOUT_MS));
+	for (i = 0; i < NR; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i].fires), 1, "probe %d", i);
+		KUNIT_EXPECT_GE_MSG(test, p[i].fired_at, p[i].want, "probe %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	if (fp->engine == TWHEEL_ENGINE_HIER)
+		KUNIT_EXPECT_EQ(test, twk_stats(w).moves, 0ULL);
+}
+
 static void twheel_tick_disarmed_after_last_cancel(struct kunit *test)
 {
 	struct twk_ctx *ctx = twk_ctx_new(test);
@@ -4186,6 +4262,7 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE(twheel_tick_armed_empty_wheel_no_wakeups),
 	KUNIT_CASE_PARAM(twheel_tick_far_timer_sleeps_until_due,
 			 twk_tickless_gen_params),
+	KUNIT_CASE_PARAM(twheel_timer_start_idle_base_no_cascade, twk_fwd_gen_params),
 	KUNIT_CASE(twheel_tick_disarmed_after_last_cancel),
 	KUNIT_CASE(twheel_tick_disarmed_after_cancel_from_callback),
 	KUNIT_CASE(twheel_get_stats_counts_armed_fired_cancelled),

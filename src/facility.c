@@ -47,7 +47,14 @@
  * timer out does its cascades on the way (one wakeup per timer due, none
  * per level or per tick).  A late hrtimer (or a
  * long-running callback) is caught up by advancing over all ticks that
- * have passed; nothing is lost.  A base's hrtimer is started pinned, on
+ * have passed; nothing is lost.  Since only the tick handler advances the
+ * engine, its clock stays where the last tick left it while the base
+ * sleeps; a timer armed then would be placed by its distance from that
+ * stale clock, on an upper level of the hierarchical engine when the
+ * sleep plus its delay exceeds a revolution, and cascade on its way down.
+ * So arming first moves the engine's clock on to the present, at most
+ * once per jiffy, as timer.c's forward_timer_base() does
+ * (twheel_forward()).  A base's hrtimer is started pinned, on
  * the base's own CPU: another CPU that needs it earlier kicks that CPU with
  * a work item (twheel_program()), so a base's callbacks run on its CPU
  * while that CPU is online.
@@ -166,6 +173,7 @@
 #include <linux/debugfs.h>
 #include <linux/hrtimer.h>
 #include <linux/interrupt.h>
+#include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -221,6 +229,7 @@
  * @programmed: tick whose end @tick is set for (or, with @kick queued,
  *              is to be set for), TW_NO_TICK when not armed
  * @in_tick:    the tick handler runs; it programs @tick on its way out
+ * @fwd_jiffies: jiffies when twheel_forward() last looked at the clock
  * @stats:      event counters; the size fields are filled in by get_stats
  * @mem:        the engine's slots, bitmaps or FIFOs (one allocation)
  */
@@ -245,6 +254,7 @@ struct twheel_base {
 	struct work_struct kick;
 	u64 programmed;
 	bool in_tick;
+	unsigned long fwd_jiffies;
 	struct twheel_stats stats;
 	void *mem;
 } ____cacheline_aligned_in_smp;
@@ -1069,6 +1079,37 @@ static struct twheel_base *twheel_migrate(struct twheel_timer *timer,
 	return to;
 }
 
+/*
+ * Move @base's engine clock on to the present tick, or to the engine's
+ * next lower bound if that comes first: no key is below the bound, so the
+ * advance hands nothing out (it may do cascades that the tick handler
+ * would do at the bound).  Never past the present: a timer armed later
+ * for an expiry already past still gets the tick after it.  At most once
+ * per jiffy, which bounds the clock reads and pure Scheme 6's bound
+ * search, a pass over its slots; the test of the jiffy is inline, the
+ * rest is not.
+ */
+static noinline void twheel_forward_clock(struct twheel_base *base,
+					  unsigned long j)
+{
+	struct tw_engine *e = &base->engine;
+	u64 to;
+
+	base->fwd_jiffies = j;
+	to = min(twheel_time_to_tick(base->wheel, ktime_get()),
+		 tw_engine_next_lower_bound(e));
+	if (to > tw_engine_clk(e))
+		WARN_ON_ONCE(tw_engine_advance(e, to, 0, &base->expired));
+}
+
+static __always_inline void twheel_forward(struct twheel_base *base)
+{
+	unsigned long j = READ_ONCE(jiffies);
+
+	if (unlikely(j != base->fwd_jiffies))
+		twheel_forward_clock(base, j);
+}
+
 /* The ticks a timer due at @expires, with @slack_ns, may fire at on @base. */
 static __always_inline void twheel_range(struct twheel_base *base,
 					 ktime_t expires, u64 slack_ns,
@@ -1152,6 +1193,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(ktime_get(), expires);
+	twheel_forward(base);
 	twheel_range(base, expires, slack_ns, &lo, &hi);
 
 	if (ret && !moved && !(timer->state & TWHEEL_TS_EXPIRED)) {
@@ -1266,6 +1308,7 @@ void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	base->stats.contended += twheel_base_lock(base, &bl->flags);
 	bl->base = base;
 	bl->now = ktime_get();
+	twheel_forward(base);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_begin);
 

@@ -187,6 +187,26 @@ static u64 twk_wakeups(struct twheel *w)
 	return twk_stats(w).wakeups;
 }
 
+/*
+ * Expect every one of @nr records armed (@ret 0), then wait until all @nr
+ * probes fired and expect each once, none before its @want, none early.
+ */
+static void twk_expect_each_fired_once(struct kunit *test, struct twk_ctx *ctx,
+				       const struct twk_probe *p, const int *ret,
+				       int nr)
+{
+	int i;
+
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ_MSG(test, ret[i], 0, "probe %d", i);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, nr, TWK_TIMEOUT_MS));
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i].fires), 1, "probe %d", i);
+		KUNIT_EXPECT_GE_MSG(test, p[i].fired_at, p[i].want, "probe %d", i);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+
 /* Uniform in [0, @n) for @n < 2^32, without a division. */
 static u64 twk_rand(struct rnd_state *rs, u64 n)
 {
@@ -2399,15 +2419,7 @@ static void twheel_timer_start_idle_base_no_cascade(struct kunit *test)
 					   TWHEEL_MODE_REL);
 	if (fp->batch)
 		twheel_batch_end(&bl);
-	for (i = 0; i < NR; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ret[i], 0, "probe %d", i);
-
-	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, NR, TWK_TIMEOUT_MS));
-	for (i = 0; i < NR; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i].fires), 1, "probe %d", i);
-		KUNIT_EXPECT_GE_MSG(test, p[i].fired_at, p[i].want, "probe %d", i);
-	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	twk_expect_each_fired_once(test, ctx, p, ret, NR);
 	if (fp->engine == TWHEEL_ENGINE_HIER)
 		KUNIT_EXPECT_EQ(test, twk_stats(w).moves, 0ULL);
 }
@@ -3898,14 +3910,7 @@ static void twheel_batch_arm_relative_never_early(struct kunit *test)
 					  0, TWHEEL_MODE_REL);
 	twheel_batch_end(&bl);
 	KUNIT_EXPECT_GE(test, bl.now, t0);
-	for (i = 0; i < NR; i++)
-		KUNIT_EXPECT_EQ_MSG(test, ret[i], 0, "probe %d", i);
-	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, NR, TWK_TIMEOUT_MS));
-	for (i = 0; i < NR; i++) {
-		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&p[i].fires), 1, "probe %d", i);
-		KUNIT_EXPECT_GE_MSG(test, p[i].fired_at, p[i].want, "probe %d", i);
-	}
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	twk_expect_each_fired_once(test, ctx, p, ret, NR);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, (u64)NR);
 }
 

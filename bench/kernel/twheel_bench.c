@@ -2335,13 +2335,8 @@ static int ratas_one(const struct variant *v, union btimer *arr, unsigned long u
 		unsigned int slot = i % RATAS_UNIT;
 
 		if (!(i & 255)) {
-			s64 jo;
-
 			cond_resched();
 			now_pair(&now, &nj);
-			jo = (s64)(now - (u64)nj * TICK_NSEC);
-			jiffy_off_min = min(jiffy_off_min, jo);
-			jiffy_off_max = max(jiffy_off_max, jo);
 		}
 		if (slot < 2)
 			ratas_arm(&arr[i], now + 50 * NSEC_PER_MSEC +

@@ -1068,7 +1068,8 @@ static void twheel_timer_modify_in_range_keeps_placement(struct kunit *test)
 {
 	const u64 tick = TWK_MS;
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twheel *w = twk_wheel(test, ctx, tick, 6, 64);
+	/* one base: a modify on another CPU would place the timer afresh */
+	struct twheel *w = twk_wheel_single(test, ctx, tick, 6, 64);
 	struct twk_probe *p = twk_probes(test, ctx, w, 1, twk_cb_record);
 	ktime_t e = ktime_get() + 2 * NSEC_PER_SEC, n1, n2, e2;
 
@@ -1166,7 +1167,8 @@ static void twheel_callback_cancels_later_timer(struct kunit *test)
 {
 	const u64 tick = 500 * TWK_US;
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twheel *w = twk_wheel(test, ctx, tick, 4, 64);
+	/* one base: a is handed out before b, however late its tick runs */
+	struct twheel *w = twk_wheel_single(test, ctx, tick, 4, 64);
 	struct twk_probe *a = twk_probes(test, ctx, w, 1, twk_cb_cancel_peer);
 	struct twk_probe *b = twk_probes(test, ctx, w, 1, twk_cb_record);
 
@@ -1951,7 +1953,8 @@ static void twheel_tick_budget_defers_without_loss(struct kunit *test)
 	const u64 tick = TWK_MS;
 	const unsigned int nr = 100, budget = 4;
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twheel *w = twk_wheel(test, ctx, tick, 4, budget);
+	/* one base: the callbacks tell passes apart by its wakeup count */
+	struct twheel *w = twk_wheel_single(test, ctx, tick, 4, budget);
 	struct twk_probe *p = twk_probes(test, ctx, w, nr, twk_cb_pass);
 	ktime_t e = ktime_get() + 20 * TWK_MS;
 	unsigned int i, passes, largest, bad = 0;
@@ -2411,12 +2414,16 @@ static void twheel_timer_start_idle_base_no_cascade(struct kunit *test)
 		p[i].want = t0 + (5 + i) * tick;
 	if (fp->batch)
 		twheel_batch_begin(w, &bl);
+	/*
+	 * Absolute: the clock moves on once, at the first arm; however long
+	 * the others take, every key stays within 12 ticks of it.
+	 */
 	for (i = 0; i < NR; i++)
 		ret[i] = fp->batch ?
-			twheel_batch_arm(&bl, &p[i].timer, (5 + i) * tick, 0,
-					 TWHEEL_MODE_REL) :
-			twheel_timer_start(&p[i].timer, (5 + i) * tick, 0,
-					   TWHEEL_MODE_REL);
+			twheel_batch_arm(&bl, &p[i].timer, p[i].want, 0,
+					 TWHEEL_MODE_ABS) :
+			twheel_timer_start(&p[i].timer, p[i].want, 0,
+					   TWHEEL_MODE_ABS);
 	if (fp->batch)
 		twheel_batch_end(&bl);
 	twk_expect_each_fired_once(test, ctx, p, ret, NR);
@@ -4135,14 +4142,18 @@ static void twheel_batch_modify_handed_out(struct kunit *test)
 	struct twk_ctx *ctx = twk_ctx_new(test);
 	struct twk_bstop *b = twk_bstop_new(test, ctx, 2, true);
 	struct twk_probe *p = b->p, *other;
-	ktime_t t = ktime_get() + TWK_MS;
+	struct twheel_batch_lock bl;
+	int r[2];
 
 	p[0].peer = &p[1];
 	p[1].peer = &p[0];
-	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[0].timer, t, 0,
-						 TWHEEL_MODE_ABS), 0);
-	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[1].timer, t, 0,
-						 TWHEEL_MODE_ABS), 0);
+	/* one run: neither can fire before the other is armed */
+	twheel_batch_begin(ctx->wheel, &bl);
+	r[0] = twheel_batch_arm(&bl, &p[0].timer, TWK_MS, 0, TWHEEL_MODE_REL);
+	r[1] = twheel_batch_arm(&bl, &p[1].timer, TWK_MS, 0, TWHEEL_MODE_REL);
+	twheel_batch_end(&bl);
+	KUNIT_ASSERT_EQ(test, r[0], 0);
+	KUNIT_ASSERT_EQ(test, r[1], 0);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_ASSERT_NOT_NULL(test, b->helper);
 	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&b->done));

@@ -278,8 +278,37 @@ static struct mem mem0;
 static struct slab slab0[SLABS];
 static int nslab0;
 
+static long long mem_kernel(struct mem m)
+{
+	return m.slab + m.vmalloc;
+}
+
+/*
+ * The implementation run before may still be returning memory: io_uring
+ * tears a ring down in a work item after close(), a timerfd's file is
+ * freed after an RCU grace period.  Userspace cannot wait for either, so
+ * wait until Slab + VmallocUsed stop moving (by less than 16 kB over 20
+ * ms, at most 2 s): otherwise those frees are counted against the next
+ * implementation, which then reads a negative growth.
+ */
+static void mem_settle(void)
+{
+	struct mem m = mem_read(), m1;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		usleep(20000);
+		m1 = mem_read();
+		if (llabs(mem_kernel(m1) - mem_kernel(m)) < 16 * 1024)
+			return;
+		m = m1;
+	}
+	printf(PFX "note: kernel memory still moving after 2 s\n");
+}
+
 static void mem_begin(void)
 {
+	mem_settle();
 	nslab0 = slab_read(slab0);
 	mem0 = mem_read();
 }
@@ -295,7 +324,7 @@ static void mem_end(const char *impl, unsigned long n, bool slabs,
 	static struct slab s1[SLABS];
 	int n1, i, j, k;
 
-	*bytes = (double)((m1.slab - mem0.slab) + (m1.vmalloc - mem0.vmalloc)) / n;
+	*bytes = (double)(mem_kernel(m1) - mem_kernel(mem0)) / n;
 	*memfree = (double)(mem0.memfree - m1.memfree) / n;
 	if (!slabs || n < 100000)
 		return;

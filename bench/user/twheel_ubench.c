@@ -287,30 +287,36 @@ static long long mem_kernel(struct mem m)
  * The implementation run before may still be returning memory: io_uring
  * tears a ring down in a work item after close(), a timerfd's file is
  * freed after an RCU grace period.  Userspace cannot wait for either, so
- * wait until Slab + VmallocUsed stop moving (by less than 16 kB over 20
- * ms, at most 2 s): otherwise those frees are counted against the next
- * implementation, which then reads a negative growth.
+ * wait until Slab + VmallocUsed stop moving: less than 16 kB away from
+ * one reading over the next 100 ms (longer than io_uring's exit work
+ * waits between its passes), at most 3 s.  Otherwise those frees are
+ * counted against the next implementation, which then reads a negative
+ * growth.  Returns the last reading, the "before" of the next
+ * measurement.
  */
-static void mem_settle(void)
+static struct mem mem_settle(void)
 {
 	struct mem m = mem_read(), m1;
-	int i;
+	int i, quiet = 0;
 
-	for (i = 0; i < 100; i++) {
+	for (i = 0; i < 150; i++) {
 		usleep(20000);
 		m1 = mem_read();
-		if (llabs(mem_kernel(m1) - mem_kernel(m)) < 16 * 1024)
-			return;
-		m = m1;
+		if (llabs(mem_kernel(m1) - mem_kernel(m)) >= 16 * 1024) {
+			m = m1;
+			quiet = 0;
+		} else if (++quiet == 5) {
+			return m1;
+		}
 	}
-	printf(PFX "note: kernel memory still moving after 2 s\n");
+	printf(PFX "note: kernel memory still moving after 3 s\n");
+	return m1;
 }
 
 static void mem_begin(void)
 {
-	mem_settle();
+	mem0 = mem_settle();
 	nslab0 = slab_read(slab0);
-	mem0 = mem_read();
 }
 
 /*

@@ -1290,20 +1290,72 @@ static void twheel_callback_modifies_same_tick_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
 }
 
-/* Periodic: re-arms itself p->limit - 1 times, period p->data, absolute. */
+/*
+ * A periodic timer: its callback re-arms it p->limit - 1 times, p->data
+ * after the expiry in force, absolute; how it asks for that.
+ */
+enum twk_periodic_how {
+	/* twheel_timer_start() from the callback */
+	TWK_REARM_START,
+	/* twheel_timer_restart(): armed when the callback returns */
+	TWK_RESTART,
+	/* restart 10 s out, then again for the next period: the last wins */
+	TWK_RESTART_REPLACED,
+	/* restart 10 s out, then start for the next period: the start stands */
+	TWK_RESTART_THEN_START,
+};
+
+struct twk_periodic_param {
+	const char *name;
+	enum twk_periodic_how how;
+};
+
+static const struct twk_periodic_param twk_periodic_params[] = {
+	{ "start", TWK_REARM_START },
+	{ "restart", TWK_RESTART },
+	{ "restart_replaced", TWK_RESTART_REPLACED },
+	{ "restart_then_start", TWK_RESTART_THEN_START },
+};
+
+static void twk_periodic_desc(const struct twk_periodic_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_periodic, twk_periodic_params, twk_periodic_desc);
+
 static void twk_cb_periodic(struct twheel_timer *timer)
 {
 	struct twk_probe *p = twk_of(timer);
-	ktime_t exp = twheel_timer_expires(timer);
+	const struct twk_periodic_param *rp = p->ctx->priv;
+	ktime_t next = twheel_timer_expires(timer) + (ktime_t)p->data;
+	int ret = 0;
 
 	twk_record(p);
-	if (atomic_read(&p->fires) < (int)p->limit &&
-	    twheel_timer_start(timer, exp + (ktime_t)p->data, 0, TWHEEL_MODE_ABS))
+	if (atomic_read(&p->fires) >= (int)p->limit)
+		return;
+	if (rp->how == TWK_REARM_START) {
+		if (twheel_timer_start(timer, next, 0, TWHEEL_MODE_ABS))
+			atomic_inc(&p->ctx->errors);
+		return;
+	}
+	/* Not a mode: refused, and nothing asked for. */
+	if (twheel_timer_restart(timer, next, 0, 7) != -EINVAL)
+		atomic_inc(&p->ctx->errors);
+	if (rp->how != TWK_RESTART)
+		ret |= twheel_timer_restart(timer, 10 * NSEC_PER_SEC, 0,
+					    TWHEEL_MODE_REL);
+	if (rp->how == TWK_RESTART_THEN_START)
+		ret |= twheel_timer_start(timer, next, 0, TWHEEL_MODE_ABS);
+	else
+		ret |= twheel_timer_restart(timer, next, 0, TWHEEL_MODE_ABS);
+	if (ret)
 		atomic_inc(&p->ctx->errors);
 }
 
 static void twheel_callback_rearms_itself_periodically(struct kunit *test)
 {
+	const struct twk_periodic_param *rp = test->param_value;
 	const u64 tick = 500 * TWK_US;
 	const unsigned int n = 25;
 	struct twk_ctx *ctx = twk_ctx_new(test);
@@ -1312,16 +1364,21 @@ static void twheel_callback_rearms_itself_periodically(struct kunit *test)
 	ktime_t first;
 	struct twheel_stats st;
 
+	ctx->priv = (void *)rp;
 	p->limit = n;
 	p->data = 3 * tick;	/* not a divisor of the span */
+	/* Only from the timer's own callback: here it is refused. */
+	KUNIT_EXPECT_EQ(test, twheel_timer_restart(&p->timer, 0, 0, TWHEEL_MODE_REL),
+			-EINVAL);
 	/* Fixed before arming: the first run may re-arm before a read-back. */
 	first = ktime_add_ns(ktime_get(), 2 * tick);
 	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p->timer, first, 0, TWHEEL_MODE_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, n, TWK_TIMEOUT_MS));
-	/* The last run did not re-arm: nothing pending, nothing running. */
+	/* The last run did not restart: nothing pending, nothing running. */
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), (int)n);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
+	/* twk_record() checks each run against the expiry in force */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	/* The last expiry is n - 1 periods after the first, and was honoured. */
 	KUNIT_EXPECT_GE(test, ktime_get(), first + (ktime_t)((n - 1) * p->data));
@@ -1571,6 +1628,15 @@ enum twk_race_op {
 	TWK_RACE_MODIFY,
 };
 
+/* What the race callback does first, before it wakes the helper. */
+enum twk_first {
+	TWK_FIRST_NOTHING,
+	/* re-arm (10 s) as a mod_timer() at the top of a timer_list callback */
+	TWK_FIRST_MODIFY,
+	/* ask twheel_timer_restart() for a re-arm 10 s out on return */
+	TWK_FIRST_RESTART,
+};
+
 /**
  * struct twk_race - a callback that holds still until a helper thread is
  * seen blocked in a sync call on its timer (or has returned from its call)
@@ -1578,8 +1644,7 @@ enum twk_race_op {
  * @threads:  one helper per online CPU, bound to it, not woken
  * @helper:   the helper the callback woke (on another CPU than its own)
  * @op:       what the helper does
- * @rearm_first: the callback re-arms its timer (10 s) before anything else,
- *            as a mod_timer() at the top of a timer_list callback does
+ * @first:    what the callback does before anything else
  * @rearm:    after the handshake the callback re-arms its timer (10 s)
  * @calling:  set by the helper just before its call
  * @returned: set by the helper after its call
@@ -1589,9 +1654,10 @@ enum twk_race_op {
  * @ret_seq:  @seq when the helper's call returned
  * @sync_ret: what the helper's (last) call returned
  * @modify_ret: what the helper's twheel_timer_modify() returned
- * @first_ret: what the callback's twheel_timer_modify() at its top returned
+ * @first_ret: what the callback's call at its top (@first) returned
  * @rearm_ret: what twheel_timer_modify() on itself returned in the callback
  * @start_ret: what twheel_timer_start() on itself returned after that
+ * @restart_ret: what twheel_timer_restart() on itself returned after that
  * @helper_done: completed by the helper after its call
  */
 struct twk_race {
@@ -1599,7 +1665,7 @@ struct twk_race {
 	struct twk_threads *threads;
 	struct task_struct *helper;
 	enum twk_race_op op;
-	bool rearm_first;
+	enum twk_first first;
 	bool rearm;
 	atomic_t calling;
 	atomic_t returned;
@@ -1612,6 +1678,7 @@ struct twk_race {
 	int first_ret;
 	int rearm_ret;
 	int start_ret;
+	int restart_ret;
 	struct completion helper_done;
 };
 
@@ -1627,9 +1694,12 @@ static void twk_cb_race(struct twheel_timer *timer)
 		twk_record(p);
 		return;
 	}
-	if (r->rearm_first)
+	if (r->first == TWK_FIRST_MODIFY)
 		r->first_ret = twheel_timer_modify(timer, 10 * NSEC_PER_SEC, 0,
 						   TWHEEL_MODE_REL);
+	else if (r->first == TWK_FIRST_RESTART)
+		r->first_ret = twheel_timer_restart(timer, 10 * NSEC_PER_SEC, 0,
+						    TWHEEL_MODE_REL);
 	for_each_online_cpu(cpu) {
 		if (cpu != this && cpu < r->threads->nr && r->threads->tasks[cpu]) {
 			h = r->threads->tasks[cpu];
@@ -1658,6 +1728,8 @@ static void twk_cb_race(struct twheel_timer *timer)
 						   TWHEEL_MODE_REL);
 		r->start_ret = twheel_timer_start(timer, 10 * NSEC_PER_SEC, 0,
 						  TWHEEL_MODE_REL);
+		r->restart_ret = twheel_timer_restart(timer, 10 * NSEC_PER_SEC,
+						      0, TWHEEL_MODE_REL);
 	}
 	r->cb_end_seq = atomic_inc_return(&r->seq);
 	twk_record(p);
@@ -1707,7 +1779,7 @@ static int twk_race_helper(void *data)
  * callback finished; the others return while it still runs.
  */
 static struct twk_race *twk_race_run(struct kunit *test, enum twk_race_op op,
-				     bool rearm_first, bool rearm, bool waits)
+				     enum twk_first first, bool rearm, bool waits)
 {
 	const u64 tick = 500 * TWK_US;
 	struct twk_ctx *ctx;
@@ -1723,7 +1795,7 @@ static struct twk_race *twk_race_run(struct kunit *test, enum twk_race_op op,
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	init_completion(&r->helper_done);
 	r->op = op;
-	r->rearm_first = rearm_first;
+	r->first = first;
 	r->rearm = rearm;
 	ctx->priv = r;
 	w = twk_wheel(test, ctx, tick, 4, 64);
@@ -1776,13 +1848,17 @@ KUNIT_ARRAY_PARAM(twk_race, twk_race_params, twk_race_desc);
 static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *test)
 {
 	const struct twk_race_param *rp = test->param_value;
-	struct twk_race *r = twk_race_run(test, TWK_RACE_CANCEL_SYNC, false,
-					  rp->rearm, true);
+	struct twk_race *r = twk_race_run(test, TWK_RACE_CANCEL_SYNC,
+					  TWK_FIRST_NOTHING, rp->rearm, true);
 
 	if (rp->rearm) {
-		/* Re-armed during the wait: found pending and cancelled. */
+		/*
+		 * Re-armed during the wait: found pending and cancelled.  The
+		 * restart asked for after the modify is dropped on return.
+		 */
 		KUNIT_EXPECT_EQ(test, r->rearm_ret, 0);
 		KUNIT_EXPECT_EQ(test, r->start_ret, -EBUSY);
+		KUNIT_EXPECT_EQ(test, r->restart_ret, 0);
 		KUNIT_EXPECT_EQ(test, r->sync_ret, 1);
 		KUNIT_EXPECT_EQ(test, twk_stats(r->p->ctx->wheel).cancelled, 1ULL);
 	} else {
@@ -1794,14 +1870,15 @@ static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *te
 
 static void twheel_timer_shutdown_sync_refuses_rearm_from_callback(struct kunit *test)
 {
-	struct twk_race *r = twk_race_run(test, TWK_RACE_SHUTDOWN_SYNC, false,
-					  true, true);
+	struct twk_race *r = twk_race_run(test, TWK_RACE_SHUTDOWN_SYNC,
+					  TWK_FIRST_NOTHING, true, true);
 	struct twheel_timer *t = &r->p->timer;
 	struct twk_ctx *ctx = r->p->ctx;
 
 	KUNIT_EXPECT_EQ(test, r->sync_ret, 0);
 	KUNIT_EXPECT_EQ(test, r->rearm_ret, -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, r->start_ret, -ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, r->restart_ret, -ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, twheel_timer_start(t, ctx->tick_ns, 0, TWHEEL_MODE_REL),
 			-ESHUTDOWN);
 	KUNIT_EXPECT_EQ(test, twheel_timer_modify(t, ctx->tick_ns, 0, TWHEEL_MODE_REL),
@@ -1827,17 +1904,22 @@ static void twheel_timer_shutdown_sync_refuses_rearm_from_callback(struct kunit 
 struct twk_rerace_param {
 	const char *name;
 	enum twk_race_op op;
-	bool rearm_first;
+	enum twk_first first;
 	bool waits;
 	int ret;
 };
 
 static const struct twk_rerace_param twk_rerace_params[] = {
-	{ "cancel_sync_callback_rearmed_first", TWK_RACE_CANCEL_SYNC, true, true, 1 },
-	{ "shutdown_sync_callback_rearmed_first", TWK_RACE_SHUTDOWN_SYNC, true, true, 1 },
-	{ "cancel_sync_other_cpu_modified", TWK_RACE_MODIFY_CANCEL_SYNC, false, true, 1 },
-	{ "cancel_callback_rearmed_first", TWK_RACE_CANCEL, true, false, 1 },
-	{ "modify_callback_rearmed_first", TWK_RACE_MODIFY, true, false, 1 },
+	{ "cancel_sync_callback_rearmed_first", TWK_RACE_CANCEL_SYNC,
+	  TWK_FIRST_MODIFY, true, 1 },
+	{ "shutdown_sync_callback_rearmed_first", TWK_RACE_SHUTDOWN_SYNC,
+	  TWK_FIRST_MODIFY, true, 1 },
+	{ "cancel_sync_other_cpu_modified", TWK_RACE_MODIFY_CANCEL_SYNC,
+	  TWK_FIRST_NOTHING, true, 1 },
+	{ "cancel_callback_rearmed_first", TWK_RACE_CANCEL, TWK_FIRST_MODIFY,
+	  false, 1 },
+	{ "modify_callback_rearmed_first", TWK_RACE_MODIFY, TWK_FIRST_MODIFY,
+	  false, 1 },
 };
 
 static void twk_rerace_desc(const struct twk_rerace_param *p, char *desc)
@@ -1850,13 +1932,13 @@ KUNIT_ARRAY_PARAM(twk_rerace, twk_rerace_params, twk_rerace_desc);
 static void twheel_timer_sync_calls_wait_for_rearmed_callback(struct kunit *test)
 {
 	const struct twk_rerace_param *rp = test->param_value;
-	struct twk_race *r = twk_race_run(test, rp->op, rp->rearm_first, false,
+	struct twk_race *r = twk_race_run(test, rp->op, rp->first, false,
 					  rp->waits);
 	struct twheel_timer *t = &r->p->timer;
 	struct twheel *w = r->p->ctx->wheel;
 
 	KUNIT_EXPECT_EQ(test, r->sync_ret, rp->ret);
-	if (rp->rearm_first)	/* unlinked while its callback runs */
+	if (rp->first == TWK_FIRST_MODIFY)	/* unlinked while it runs */
 		KUNIT_EXPECT_EQ(test, r->first_ret, 0);
 	if (rp->op == TWK_RACE_MODIFY_CANCEL_SYNC)
 		KUNIT_EXPECT_EQ(test, r->modify_ret, 0);
@@ -1873,6 +1955,66 @@ static void twheel_timer_sync_calls_wait_for_rearmed_callback(struct kunit *test
 	if (rp->op == TWK_RACE_SHUTDOWN_SYNC)
 		KUNIT_EXPECT_EQ(test, twheel_timer_start(t, 0, 0, TWHEEL_MODE_REL),
 				-ESHUTDOWN);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 1);
+}
+
+/*
+ * The callback asked for a restart first thing, then held still while the
+ * helper's call ran.  The sync calls wait for the callback: cancel_sync
+ * then finds the re-armed timer pending and cancels it, shutdown_sync has
+ * the re-arm dropped.  A plain cancel returns while the callback runs and
+ * does not prevent the re-arm; a modify that armed the timer meanwhile
+ * stands instead of it.
+ */
+struct twk_restart_race_param {
+	const char *name;
+	enum twk_race_op op;
+	bool waits;
+	int ret;
+	/* the expiry pending after the call, in s from now; 0: not pending */
+	int pending_s;
+};
+
+static const struct twk_restart_race_param twk_restart_race_params[] = {
+	{ "cancel_sync", TWK_RACE_CANCEL_SYNC, true, 1, 0 },
+	{ "shutdown_sync", TWK_RACE_SHUTDOWN_SYNC, true, 0, 0 },
+	{ "cancel", TWK_RACE_CANCEL, false, 0, 10 },
+	{ "modify", TWK_RACE_MODIFY, false, 0, 20 },
+};
+
+static void twk_restart_race_desc(const struct twk_restart_race_param *p,
+				  char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_restart_race, twk_restart_race_params,
+		  twk_restart_race_desc);
+
+static void twheel_timer_restart_vs_calls_during_callback(struct kunit *test)
+{
+	const struct twk_restart_race_param *rp = test->param_value;
+	struct twk_race *r = twk_race_run(test, rp->op, TWK_FIRST_RESTART,
+					  false, rp->waits);
+	struct twheel_timer *t = &r->p->timer;
+	struct twheel *w = r->p->ctx->wheel;
+	ktime_t exp = twheel_timer_expires(t), now = ktime_get();
+
+	KUNIT_EXPECT_EQ(test, r->first_ret, 0);
+	KUNIT_EXPECT_EQ(test, r->sync_ret, rp->ret);
+	KUNIT_EXPECT_EQ(test, twheel_timer_pending(t), rp->pending_s > 0);
+	if (rp->pending_s) {
+		/* the 10 s of the restart, or the helper's 20 s */
+		KUNIT_EXPECT_LE(test, exp, now + rp->pending_s * (ktime_t)NSEC_PER_SEC);
+		KUNIT_EXPECT_GT(test, exp,
+				now + (rp->pending_s - 5) * (ktime_t)NSEC_PER_SEC);
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 1);
+	}
+	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled,
+			rp->op == TWK_RACE_SHUTDOWN_SYNC ? 0ULL : 1ULL);
+	if (rp->op == TWK_RACE_SHUTDOWN_SYNC)
+		KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 1ULL);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 1);
 }
@@ -4262,7 +4404,8 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE(twheel_callback_cancels_later_timer),
 	KUNIT_CASE(twheel_callback_cancels_same_tick_timer),
 	KUNIT_CASE(twheel_callback_modifies_same_tick_timer),
-	KUNIT_CASE(twheel_callback_rearms_itself_periodically),
+	KUNIT_CASE_PARAM(twheel_callback_rearms_itself_periodically,
+			 twk_periodic_gen_params),
 	KUNIT_CASE(twheel_callback_starts_new_timer),
 	KUNIT_CASE(twheel_fire_time_kept_after_callback_until_rearmed),
 	KUNIT_CASE(twheel_callback_frees_own_timer),
@@ -4271,6 +4414,8 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE_PARAM(twheel_timer_sync_calls_wait_for_rearmed_callback,
 			 twk_rerace_gen_params),
 	KUNIT_CASE(twheel_timer_shutdown_sync_refuses_rearm_from_callback),
+	KUNIT_CASE_PARAM(twheel_timer_restart_vs_calls_during_callback,
+			 twk_restart_race_gen_params),
 	KUNIT_CASE(twheel_timer_shutdown_sync_pending_timer),
 	KUNIT_CASE(twheel_tick_budget_defers_without_loss),
 	KUNIT_CASE_PARAM(twheel_tick_catches_up_after_late_hrtimer, twk_late_gen_params),

@@ -448,8 +448,12 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 		 */
 		expires = ktime_add_safe(expires,
 					 ns_to_ktime((missed + 1) * p->period));
-		/* Fails only with -ESHUTDOWN, when cancel is stopping us. */
-		twheel_timer_start(timer, expires, p->slack, TWHEEL_MODE_ABS);
+		/*
+		 * Armed when we return, under the base lock the tick handler
+		 * takes again then.  A CANCEL's shutdown drops it; a MODIFY's
+		 * cancel_sync cancels it after we returned.
+		 */
+		twheel_timer_restart(timer, expires, p->slack, TWHEEL_MODE_ABS);
 	}
 	/*
 	 * Wake with the lock held.  Once it is dropped, read() may take the

@@ -69,9 +69,12 @@
  * run in a fresh softirq pass and no single pass is unbounded.  Callbacks
  * may start, modify or cancel any timer of the instance, including their
  * own, and may free their own timer: the handler does not touch a timer
- * after its callback began.  The handlers of different bases run in
- * parallel, so callbacks of different timers may run concurrently; those
- * of one timer never do (see below).
+ * after its callback began, unless the callback asked it to with
+ * twheel_timer_restart(): then the handler arms it when the callback has
+ * returned, under the lock it retakes then anyway (hrtimer's
+ * HRTIMER_RESTART), which spares a periodic timer a lock round trip.  The
+ * handlers of different bases run in parallel, so callbacks of different
+ * timers may run concurrently; those of one timer never do (see below).
  *
  * CPU hotplug
  * -----------
@@ -199,7 +202,7 @@
  * Private timer state (struct twheel_timer::state): bits 0-7 are state
  * bits, bits 8-31 the index of the base the timer is on.  Written with
  * WRITE_ONCE() under the lock of that base; read locklessly only by
- * twheel_lock_base() and twheel_in_own_callback().
+ * twheel_lock_base() and twheel_own_callback_base().
  */
 #define TWHEEL_TS_EXPIRED	BIT(0)	/* on base->expired, callback due */
 #define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
@@ -220,6 +223,12 @@
  * @nr_expired: number of timers on @expired
  * @running:    the timer whose callback runs now, or NULL
  * @running_cpu: CPU running the callbacks, valid while @running is set
+ * @restart:    @running, when its callback asked twheel_timer_restart() to
+ *              re-arm it on return; NULL otherwise.  Written by that
+ *              callback without the lock: only the handler running it
+ *              reads and clears it, on the same CPU, after it returned
+ * @restart_expires: the absolute expiry of that re-arm
+ * @restart_slack: its slack
  * @running_wq: cancel_sync waiters for @running to change (!PREEMPT_RT)
  * @expiry_lock: held by the tick handler while callbacks run (PREEMPT_RT)
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
@@ -243,6 +252,9 @@ struct twheel_base {
 	unsigned long nr_expired;
 	struct twheel_timer *running;
 	int running_cpu;
+	struct twheel_timer *restart;
+	ktime_t restart_expires;
+	u64 restart_slack;
 #ifdef CONFIG_PREEMPT_RT
 	spinlock_t expiry_lock;	/* see twheel_sync_wait() */
 	atomic_t sync_waiters;
@@ -552,6 +564,8 @@ static void twheel_sync_wait(struct twheel_base *base,
 }
 #endif
 
+static void twheel_restart_rearm(struct twheel_base *base);
+
 static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 {
 	struct twheel *w = base->wheel;
@@ -591,6 +605,8 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		lock_map_release(&lockdep_map);
 
 		spin_lock_irq(&base->lock);
+		if (base->restart)
+			twheel_restart_rearm(base);
 		WRITE_ONCE(base->running, NULL);
 		twheel_sync_wake(base);
 	}
@@ -1148,6 +1164,55 @@ static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
 	twheel_program(base, timer->node.key);
 }
 
+/*
+ * The base running @timer's callback when called from that callback on
+ * this CPU, else NULL.
+ */
+static __always_inline struct twheel_base *
+twheel_own_callback_base(struct twheel_timer *timer)
+{
+	struct twheel *w = timer->wheel;
+	struct twheel_base *base;
+	u32 st = READ_ONCE(timer->state);
+
+	/*
+	 * Inside its callback the timer cannot leave the base running it,
+	 * so the word names that base; a stale word means we are not there.
+	 */
+	if (!w || (st & TWHEEL_TS_MIGRATING))
+		return NULL;
+	base = w->bases[twheel_ts_base(st)];
+	/* Softirqs do not nest: this CPU is inside that callback. */
+	if (in_serving_softirq() && READ_ONCE(base->running) == timer &&
+	    READ_ONCE(base->running_cpu) == raw_smp_processor_id())
+		return base;
+	return NULL;
+}
+
+/*
+ * The callback of @base's running timer asked for a restart and has
+ * returned: arm the timer on this base, under the lock the handler holds
+ * again anyway, unless it was shut down or armed again meanwhile.
+ */
+static void twheel_restart_rearm(struct twheel_base *base)
+{
+	struct twheel_timer *timer = base->restart;
+	ktime_t expires = base->restart_expires;
+	u64 lo, hi;
+
+	lockdep_assert_held(&base->lock);
+	base->restart = NULL;
+	if ((timer->state & TWHEEL_TS_SHUTDOWN) || tw_node_linked(&timer->node))
+		return;
+	/* The handler's advance moved the engine's clock on: no forward. */
+	twheel_range(base, expires, base->restart_slack, &lo, &hi);
+	base->stats.armed++;
+	twheel_insert(base, timer, lo, hi);
+	WRITE_ONCE(timer->expires, expires);
+	trace_twheel_timer_start(timer, expires, base->restart_slack,
+				 timer->node.key, false);
+}
+
 static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		      u64 slack_ns, enum twheel_mode mode, bool idle_only)
 {
@@ -1268,6 +1333,57 @@ int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
 	return twheel_arm(timer, expires, slack_ns, mode, false);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_modify);
+
+/**
+ * twheel_timer_restart() - re-arm a timer from its callback, on return
+ * @timer:   the timer whose callback is running on this CPU
+ * @expires: the next expiry, absolute CLOCK_MONOTONIC or relative to now
+ *           (@mode)
+ * @slack_ns: how much later than @expires the timer may fire, in ns
+ * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
+ *
+ * hrtimer's HRTIMER_RESTART for twheel: the timer is armed as if
+ * twheel_timer_start() were the last thing its callback did, but by the
+ * tick handler once the callback has returned, under the base lock it
+ * takes again then anyway, so a periodic timer's re-arm costs neither a
+ * lock round trip nor a search for its base.  It is armed on the base
+ * that ran the callback, with the same guarantees as twheel_timer_start()
+ * (never before @expires, a relative expiry counted from this call).  A
+ * later call from the same callback replaces the expiry.  The re-arm is
+ * dropped if, when the callback returns, the timer is pending again
+ * (started or modified meanwhile, by the callback or another CPU: that
+ * arming stands, as hrtimer does) or has been shut down.  As with a start
+ * at the end of the callback, a twheel_timer_cancel() that returns while
+ * the callback runs does not prevent the re-arm; the sync calls do, as
+ * they wait for the callback and cancel after it.  The callback must not
+ * free the timer once it asked for a restart.
+ *
+ * Context: only from @timer's own callback.
+ * Return: 0 if the timer will be re-armed when its callback returns (unless
+ * armed or shut down by then); -ESHUTDOWN if it is already shut down;
+ * -EINVAL for a negative expiry, an unknown @mode, or a call from anywhere
+ * but the timer's own running callback (use twheel_timer_start() there).
+ */
+int twheel_timer_restart(struct twheel_timer *timer, ktime_t expires,
+			 u64 slack_ns, enum twheel_mode mode)
+{
+	struct twheel_base *base = twheel_own_callback_base(timer);
+
+	if (!base || expires < 0 || slack_ns > KTIME_MAX)
+		return -EINVAL;
+	if (mode == TWHEEL_MODE_REL)
+		expires = ktime_add_safe(ktime_get(), expires);
+	else if (mode != TWHEEL_MODE_ABS)
+		return -EINVAL;
+	/* Checked again on return, under the lock: shutdown may come later. */
+	if (READ_ONCE(timer->state) & TWHEEL_TS_SHUTDOWN)
+		return -ESHUTDOWN;
+	base->restart_expires = expires;
+	base->restart_slack = slack_ns;
+	base->restart = timer;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(twheel_timer_restart);
 
 /**
  * DOC: Runs of operations under one base lock
@@ -1541,8 +1657,9 @@ static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
  * @timer: the timer
  *
  * After this returns the timer is not pending, but its callback may still
- * be running on another CPU; see twheel_timer_cancel_sync().  Locks only
- * the base the timer is on.
+ * be running on another CPU, and may arm the timer again, itself or with
+ * twheel_timer_restart() as it returns; see twheel_timer_cancel_sync().
+ * Locks only the base the timer is on.
  *
  * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 1 if the timer was pending, 0 if it was not.
@@ -1554,25 +1671,6 @@ int twheel_timer_cancel(struct twheel_timer *timer)
 	return twheel_try_cancel(timer, false, false, NULL);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_cancel);
-
-/* True when called from @timer's own running callback. */
-static bool twheel_in_own_callback(struct twheel_timer *timer)
-{
-	struct twheel *w = timer->wheel;
-	struct twheel_base *base;
-	u32 st = READ_ONCE(timer->state);
-
-	/*
-	 * Inside its callback the timer cannot leave the base running it,
-	 * so the word names that base; a stale word means we are not there.
-	 */
-	if (st & TWHEEL_TS_MIGRATING)
-		return false;
-	base = w->bases[twheel_ts_base(st)];
-	/* Softirqs do not nest: this CPU is inside that callback. */
-	return in_serving_softirq() && READ_ONCE(base->running) == timer &&
-	       READ_ONCE(base->running_cpu) == raw_smp_processor_id();
-}
 
 /*
  * Tell lockdep that we wait for the callback: the caller must not hold a
@@ -1601,7 +1699,7 @@ static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
 
 	twheel_lockdep_wait(timer);
 
-	if (WARN_ON_ONCE(twheel_in_own_callback(timer)))
+	if (WARN_ON_ONCE(twheel_own_callback_base(timer)))
 		return twheel_try_cancel(timer, shutdown, false, NULL);
 	might_sleep();
 

@@ -200,6 +200,8 @@ int twheel_timer_start(struct twheel_timer *timer, ktime_t expires,
 		       u64 slack_ns, enum twheel_mode mode);
 int twheel_timer_modify(struct twheel_timer *timer, ktime_t expires,
 			u64 slack_ns, enum twheel_mode mode);
+int twheel_timer_restart(struct twheel_timer *timer, ktime_t expires,
+			 u64 slack_ns, enum twheel_mode mode);
 int twheel_timer_cancel(struct twheel_timer *timer);
 int twheel_timer_cancel_sync(struct twheel_timer *timer);
 int twheel_timer_shutdown_sync(struct twheel_timer *timer);

@@ -40,6 +40,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1248,15 +1249,24 @@ TEST_F(twheel, read_efault_periodic_keeps_count)
 TEST_F(twheel, read_blocking_interrupted)
 {
 	struct sigaction sa = { .sa_handler = sigalrm_nop };
+	/*
+	 * Every 100 ms until the read returns: a signal that comes before
+	 * read() blocks is followed by one that finds it blocked.
+	 */
+	struct itimerval it = {
+		.it_interval = { .tv_usec = 100000 },
+		.it_value = { .tv_usec = 100000 },
+	};
+	struct itimerval off = { 0 };
 	struct twheel_event ev;
 	uint64_t h;
 
 	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));	/* no SA_RESTART */
 	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
-	alarm(1);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
 	EXPECT_EQ(-1, read(self->fd, &ev, sizeof(ev)));
 	EXPECT_EQ(EINTR, errno);
-	alarm(0);
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &off, NULL));
 	test_ioctl_modify(self->fd, h, 0, 0, 0, 0, 2);
 	ASSERT_EQ(1, collect(_metadata, self->fd, &ev, 1, 1, EVENT_WAIT_MS));
 	EXPECT_EQ(h, ev.handle);

@@ -1164,6 +1164,14 @@ static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
 	twheel_program(base, timer->node.key);
 }
 
+/* The checks of the arguments every arming call takes, alike. */
+static __always_inline bool twheel_args_valid(ktime_t expires, u64 slack_ns,
+					      enum twheel_mode mode)
+{
+	return expires >= 0 && slack_ns <= KTIME_MAX &&
+	       (mode == TWHEEL_MODE_ABS || mode == TWHEEL_MODE_REL);
+}
+
 /*
  * The base running @timer's callback when called from that callback on
  * this CPU, else NULL.
@@ -1225,9 +1233,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 
 	if (WARN_ON_ONCE(!w || !timer->function))
 		return -EINVAL;
-	if (mode != TWHEEL_MODE_ABS && mode != TWHEEL_MODE_REL)
-		return -EINVAL;
-	if (expires < 0 || slack_ns > KTIME_MAX)
+	if (!twheel_args_valid(expires, slack_ns, mode))
 		return -EINVAL;
 
 	base = twheel_lock_base(timer, &flags);
@@ -1369,12 +1375,10 @@ int twheel_timer_restart(struct twheel_timer *timer, ktime_t expires,
 {
 	struct twheel_base *base = twheel_own_callback_base(timer);
 
-	if (!base || expires < 0 || slack_ns > KTIME_MAX)
+	if (!base || !twheel_args_valid(expires, slack_ns, mode))
 		return -EINVAL;
 	if (mode == TWHEEL_MODE_REL)
 		expires = ktime_add_safe(ktime_get(), expires);
-	else if (mode != TWHEEL_MODE_ABS)
-		return -EINVAL;
 	/* Checked again on return, under the lock: shutdown may come later. */
 	if (READ_ONCE(timer->state) & TWHEEL_TS_SHUTDOWN)
 		return -ESHUTDOWN;
@@ -1502,8 +1506,7 @@ twheel_batch_check(const struct twheel_batch_lock *bl,
 {
 	if (WARN_ON_ONCE(timer->wheel != bl->base->wheel || !timer->function))
 		return -EINVAL;
-	if (expires < 0 || slack_ns > KTIME_MAX ||
-	    (mode != TWHEEL_MODE_ABS && mode != TWHEEL_MODE_REL))
+	if (!twheel_args_valid(expires, slack_ns, mode))
 		return -EINVAL;
 	if (timer->state & TWHEEL_TS_SHUTDOWN)
 		return -ESHUTDOWN;

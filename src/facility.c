@@ -57,7 +57,8 @@
  * (twheel_forward()).  A base's hrtimer is started pinned, on
  * the base's own CPU: another CPU that needs it earlier kicks that CPU with
  * a work item (twheel_program()), so a base's callbacks run on its CPU
- * while that CPU is online.
+ * while that CPU is online.  The handler itself re-arms it by returning
+ * HRTIMER_RESTART (twheel_tick_program()).
  *
  * Callbacks
  * ---------
@@ -470,6 +471,31 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
 
+/*
+ * twheel_program() for the handler on its way out: its own hrtimer is not
+ * enqueued, and nobody else starts it while @in_tick is set (see
+ * twheel_program()), so it is re-armed by returning HRTIMER_RESTART,
+ * which the hrtimer core does under the lock it already holds, rather
+ * than by hrtimer_start().  Should somebody start it between our unlock
+ * and the return, the core leaves that arming alone.
+ */
+static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
+						u64 tick)
+{
+	lockdep_assert_held(&base->lock);
+
+	/* @programmed is TW_NO_TICK since the handler began. */
+	if (tick == TW_NO_TICK)
+		return HRTIMER_NORESTART;
+	base->programmed = tick;
+	if (twheel_remote(base)) {
+		queue_work_on(base->cpu, system_highpri_wq, &base->kick);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_set_expires(&base->tick, twheel_tick_end(base->wheel, tick));
+	return HRTIMER_RESTART;
+}
+
 /* Take a pending timer off its base's engine or expired list. */
 static void twheel_detach(struct twheel_base *base, struct twheel_timer *timer)
 {
@@ -617,6 +643,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
 	struct twheel *w = base->wheel;
 	unsigned int budget = w->budget;
+	enum hrtimer_restart ret;
 	unsigned int n;
 	ktime_t now;
 	u64 clk, upto;
@@ -644,18 +671,20 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 
 	base->in_tick = false;
 	if (n == budget && tw_engine_clk(&base->engine) < upto) {
-		/* Budget used up: run the rest from a fresh softirq pass. */
+		/*
+		 * Budget used up: run the rest from a fresh softirq pass (this
+		 * pass's expiry check uses the time it started at).
+		 */
 		base->programmed = tw_engine_clk(&base->engine);
-		hrtimer_start(&base->tick, ktime_get(),
-			      HRTIMER_MODE_ABS_PINNED_SOFT);
+		hrtimer_set_expires(hrt, ktime_get());
+		ret = HRTIMER_RESTART;
 	} else {
-		twheel_program(base, tw_engine_next_lower_bound(&base->engine));
+		ret = twheel_tick_program(base,
+					  tw_engine_next_lower_bound(&base->engine));
 	}
 	spin_unlock_irq(&base->lock);
 	twheel_expiry_unlock(base);
-
-	/* Any re-arming was done with hrtimer_start() above. */
-	return HRTIMER_NORESTART;
+	return ret;
 }
 
 /* A consistent snapshot of one base's counters. */

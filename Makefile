@@ -12,7 +12,8 @@
 #   make selftest     selftests/ in stock 6.1, stock 6.12 and debug VMs
 #   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
 #                     header sets, shellcheck
-#   make check        all of the above (what CI runs)
+#   make check        all of the above (what CI runs), in two lanes side by
+#                     side (scripts/check.sh; TWHEEL_CHECK_JOBS=1: in turn)
 #   make demo         boot stock 6.1, load twheel, run a million timers
 #                     through /dev/twheel (twheelctl demo)
 #   make bench        benchmarks (Documentation/benchmarks.rst)

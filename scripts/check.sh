@@ -1,27 +1,40 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make check`: everything, in the order that fails cheapest first.
+# `make check`: everything.  First, one after the other:
 #   deps        scripts/deps.sh all (installs nothing when all is there)
-#   lint        make lint
-#   docs        make docs (Sphinx, warnings are errors)
 #   modules     make modules-all (builds the debug and kcsan kernels on a
 #               cold cache)
-#   dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
-#   selftest    make selftest (stock61, stock612, debug VMs)
-#   robust      make robust (ioctl fuzzer, stress, lifecycle VMs)
-#   kunit       make kunit (debug VM)
-#   kcsan       make kcsan (KUnit, ioctl fuzzer and stress in kcsan VMs)
-#   tools       libtwheel's unit test and export check (no kernel)
-#   wheel-fuzz  the engines built in userspace (tools/testing/twheel): corpus
-#               replay and 10 s of libFuzzer on every engine, a seconds-long
-#               native benchmark run
-#   bench-smoke seconds-long benchmark run in a stock 6.1 VM
-#   insn-smoke  the instruction profiler (bench/run.sh --insn) on two tiny
-#               workloads in a stock 6.1 VM
-# A failing step does not stop the later ones, so one run shows every
-# problem.  Prints per-step timings; the last line is the total
-# "N passed, N failed"; exits non-zero if anything failed.
+#   tools       libtwheel's unit test and export check (no kernel); the
+#               VM runs use its binaries
+# then two lanes side by side, each step of a lane after the one before
+# it, because one VM keeps about one of the host's two cores busy (its
+# tests mostly wait for timers) and the lanes share no build products:
+#   lane 1 (the host and the stock kernels)
+#     lint        make lint
+#     docs        make docs (Sphinx, warnings are errors)
+#     dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
+#     selftest    the selftest plan on stock61 and stock612
+#     robust      the robust, lifecycle and hotplug plans on stock61, the
+#                 hotplug plan on stock612
+#     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
+#                 corpus replay and 10 s of libFuzzer on every engine, a
+#                 seconds-long native benchmark run
+#     bench-smoke seconds-long benchmark run in a stock 6.1 VM
+#     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
+#                 tiny workloads in a stock 6.1 VM
+#   lane 2 (the kernels built from source)
+#     selftest    the selftest plan on debug
+#     robust      the robust, lifecycle and hotplug plans on debug
+#     kunit       make kunit (debug VM)
+#     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in kcsan
+#                 VMs)
+# Each lane's output goes to build/check-laneN.log and is printed whole
+# when both are done (a line per finished step meanwhile);
+# TWHEEL_CHECK_JOBS=1 runs the lanes one after the other, printing as it
+# goes.  A failing step does not stop the later ones, so one run shows
+# every problem.  Prints per-step timings; the last line is the total "N
+# passed, N failed"; exits non-zero if anything failed.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,25 +46,91 @@ step() {
 	echo
 	echo "==== $label: $* ===="
 	run_counted "$label" "$@" || true
+	# fd 3: the terminal, for a line per step while the lanes run
+	echo "check: ${STEP_REPORT[-1]}" >&3
 }
 
+lane1() {
+	step lint make --no-print-directory lint
+	step docs make --no-print-directory docs
+	step dkms make --no-print-directory dkms-check
+	step "selftest stock" scripts/selftest.sh stock61 stock612
+	step "robust stock61" scripts/robust.sh stock61
+	TWHEEL_ROBUST_PLANS=hotplug step "robust stock612" scripts/robust.sh stock612
+	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
+	step bench-smoke make --no-print-directory -C bench smoke
+	step insn-smoke make --no-print-directory -C bench insn-smoke
+}
+
+lane2() {
+	step "selftest debug" scripts/selftest.sh debug
+	step "robust debug" scripts/robust.sh debug
+	step kunit make --no-print-directory kunit
+	step kcsan make --no-print-directory kcsan
+}
+
+# Run lane $1 in a subshell, its output to build/check-lane$1.log and its
+# steps' report and counts to build/check-lane$1.result.
+# shellcheck disable=SC2030  # the lane's own counts, handed back in a file
+lane_bg() {
+	local n=$1
+	(
+		STEP_REPORT=()
+		COUNT_PASS=0
+		COUNT_FAIL=0
+		"lane$n" >"$TWHEEL_BUILD/check-lane$n.log" 2>&1
+		{
+			echo "$COUNT_PASS $COUNT_FAIL"
+			printf '%s\n' "${STEP_REPORT[@]}"
+		} >"$TWHEEL_BUILD/check-lane$n.result"
+	) &
+}
+
+# shellcheck disable=SC2031  # adds a lane's counts to this shell's
+lane_merge() {
+	local n=$1 p f line
+	{
+		read -r p f
+		COUNT_PASS=$((COUNT_PASS + p))
+		COUNT_FAIL=$((COUNT_FAIL + f))
+		while IFS= read -r line; do
+			STEP_REPORT+=("$line")
+		done
+	} <"$TWHEEL_BUILD/check-lane$n.result"
+}
+
+exec 3>&1
 # Missing packages make every later step fail: stop right here instead.
 start=$SECONDS
 "$TWHEEL_ROOT/scripts/deps.sh" all
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
-step lint make --no-print-directory lint
-step docs make --no-print-directory docs
 step modules make --no-print-directory modules-all
-step dkms make --no-print-directory dkms-check
-step selftest make --no-print-directory selftest
-step robust make --no-print-directory robust
-step kunit make --no-print-directory kunit
-step kcsan make --no-print-directory kcsan
 step tools make --no-print-directory -C tools check
-step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
-step bench-smoke make --no-print-directory -C bench smoke
-step insn-smoke make --no-print-directory -C bench insn-smoke
+
+if [[ ${TWHEEL_CHECK_JOBS:-2} == 1 ]]; then
+	lane1
+	lane2
+else
+	mkdir -p "$TWHEEL_BUILD"
+	rm -f "$TWHEEL_BUILD"/check-lane[12].{log,result}
+	echo
+	echo "check: lanes 1 and 2 running; output in $TWHEEL_BUILD/check-lane[12].log"
+	lane_bg 1
+	lane_bg 2
+	wait
+	for n in 1 2; do
+		echo
+		echo "==== lane $n ===="
+		cat "$TWHEEL_BUILD/check-lane$n.log"
+		if [[ -f $TWHEEL_BUILD/check-lane$n.result ]]; then
+			lane_merge "$n"
+		else
+			STEP_REPORT+=("lane $n: no result")
+			COUNT_FAIL=$((COUNT_FAIL + 1))
+		fi
+	done
+fi
 
 echo
 report_counted "check (total $((SECONDS - start)) s)"

@@ -68,6 +68,20 @@ with_lock() {
 	) 9>"$TWHEEL_CACHE/.lock-$name"
 }
 
+# The same for what one clone builds in $TWHEEL_BUILD and several runs of
+# the harness may bring up to date at once: `make check` runs two lanes of
+# VMs side by side, and every VM run first makes the selftest and tools
+# binaries.
+with_build_lock() {
+	local name=$1
+	shift
+	mkdir -p "$TWHEEL_BUILD"
+	(
+		flock 9
+		"$@"
+	) 9>"$TWHEEL_BUILD/.lock-$name"
+}
+
 # ---- counting ---------------------------------------------------------------
 
 # Totals and per-step timings of run_counted.

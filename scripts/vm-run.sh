@@ -93,19 +93,21 @@ image=$("$TWHEEL_ROOT/scripts/kernels.sh" image "$kernel")
 kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$kernel")
 
 buildlog=$vmdir/$run_id.build.log
-if ! "$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" >"$buildlog" 2>&1; then
+if ! with_build_lock "modules-$kernel" "$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" \
+	>"$buildlog" 2>&1; then
 	cat "$buildlog" >&2
 	die "$kernel: module build failed"
 fi
 ksrc=$("$TWHEEL_ROOT/scripts/kernels.sh" source)
-if ! make -C "$TWHEEL_ROOT/selftests" --no-print-directory \
+if ! with_build_lock userland make -C "$TWHEEL_ROOT/selftests" --no-print-directory \
 	KSFT_DIR="$ksrc/tools/testing/selftests" OUTPUT="$TWHEEL_BUILD/selftests" \
 	>"$buildlog" 2>&1; then
 	cat "$buildlog" >&2
 	die "selftest build failed"
 fi
 # twheelctl (static) for the demo and for plans that drive the device
-if ! make -C "$TWHEEL_ROOT/tools" --no-print-directory all >"$buildlog" 2>&1; then
+if ! with_build_lock userland make -C "$TWHEEL_ROOT/tools" --no-print-directory all \
+	>"$buildlog" 2>&1; then
 	cat "$buildlog" >&2
 	die "tools build failed"
 fi

@@ -20,9 +20,14 @@ STATS=/sys/kernel/debug/twheel/default/stats
 # 200,000 timers take a few seconds on stock; the debug kernel gets
 # through about 2,000 a second (scripts/plans/robust.sh), so 20,000.
 STRESS_N=200000
+# The stress's timers are due over this many ms: long enough for two
+# offline/online toggles (each takes 2-3 s on the debug kernel) while
+# they run.
+SPREAD_MS=2000
 case "$TWHEEL_KERNEL" in
 debug | kcsan)
 	STRESS_N=20000
+	SPREAD_MS=6000
 	;;
 esac
 
@@ -38,7 +43,7 @@ if [ ! -w "$ONLINE" ]; then
 	exit 0
 fi
 
-/selftests/twheel_stress -n "$STRESS_N" -j 4 -f 1 -d 2000 -i >/tmp/stress.out 2>&1 &
+/selftests/twheel_stress -n "$STRESS_N" -j 4 -f 1 -d "$SPREAD_MS" -i >/tmp/stress.out 2>&1 &
 pid=$!
 # The stress arms its timers in well under a second: toggle once cpu1's
 # base holds some of them (or after 5 s, which the checks below report).

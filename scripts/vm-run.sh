@@ -144,7 +144,19 @@ append="console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM
 # vCPUs fail the TSC synchronisation check: they kept time with jiffies,
 # CLOCK_MONOTONIC in 4 ms steps and hrtimers (twheel's tick among them)
 # in low resolution mode.  TCG's TSC is one clock for all vCPUs: trust it.
-is_built_kernel "$kernel" && append+=" tsc=reliable"
+# Its rate is the host's, and the guest's calibration against the PIT
+# fails on a loaded host: tell it the rate (scripts/tsc_khz.c).
+if is_built_kernel "$kernel"; then
+	append+=" tsc=reliable"
+	if grep -qw constant_tsc /proc/cpuinfo &&
+		with_build_lock userland gcc -O2 -o "$TWHEEL_BUILD/tsc_khz" \
+			"$TWHEEL_ROOT/scripts/tsc_khz.c" >>"$buildlog" 2>&1 &&
+		khz=$("$TWHEEL_BUILD/tsc_khz") && [[ $khz =~ ^[1-9][0-9]*$ ]]; then
+		append+=" tsc_early_khz=$khz"
+	else
+		log "$run_id: host TSC rate unknown; the guest calibrates it"
+	fi
+fi
 # Two sockets of one core: the debug kernel has no ACPI and finds CPUs in
 # SeaBIOS's MP table, which lists one CPU per socket.  TWHEEL_VM_CPUS
 # (default 2) sets how many, for the scaling benchmark (bench/smp.sh).

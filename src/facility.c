@@ -418,11 +418,16 @@ static bool twheel_base_empty(const struct twheel_base *base)
  * (irq_work_queue_on() is not exported to modules in 6.1, and the
  * kick takes the base's lock, which is a sleeping lock on PREEMPT_RT).  A
  * single base, or the base of an offline CPU, is started wherever.
+ * twheel_kick_remote() queues the kick and returns true when the base's
+ * CPU is another, online one; false means: start it here.
  */
-static bool twheel_remote(const struct twheel_base *base)
+static bool twheel_kick_remote(struct twheel_base *base)
 {
-	return !twheel_single(base->wheel) &&
-	       base->cpu != raw_smp_processor_id() && cpu_online(base->cpu);
+	if (twheel_single(base->wheel) ||
+	    base->cpu == raw_smp_processor_id() || !cpu_online(base->cpu))
+		return false;
+	queue_work_on(base->cpu, system_highpri_wq, &base->kick);
+	return true;
 }
 
 static void twheel_kick(struct work_struct *work)
@@ -464,9 +469,7 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 	if (tick >= base->programmed)
 		return;
 	base->programmed = tick;
-	if (twheel_remote(base))
-		queue_work_on(base->cpu, system_highpri_wq, &base->kick);
-	else
+	if (!twheel_kick_remote(base))
 		hrtimer_start(&base->tick, twheel_tick_end(base->wheel, tick),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 }
@@ -488,10 +491,8 @@ static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 	if (tick == TW_NO_TICK)
 		return HRTIMER_NORESTART;
 	base->programmed = tick;
-	if (twheel_remote(base)) {
-		queue_work_on(base->cpu, system_highpri_wq, &base->kick);
+	if (twheel_kick_remote(base))
 		return HRTIMER_NORESTART;
-	}
 	hrtimer_set_expires(&base->tick, twheel_tick_end(base->wheel, tick));
 	return HRTIMER_RESTART;
 }

@@ -146,12 +146,16 @@ append="console=ttyS0 printk.time=1 panic=-1 oops=panic rdinit=/init ${TWHEEL_VM
 # in low resolution mode.  TCG's TSC is one clock for all vCPUs: trust it.
 # Its rate is the host's, and the guest's calibration against the PIT
 # fails on a loaded host: tell it the rate (scripts/tsc_khz.c).
+tsc_khz=$TWHEEL_BUILD/tsc_khz
+build_tsc_khz() {
+	[[ $tsc_khz -nt $TWHEEL_ROOT/scripts/tsc_khz.c ]] ||
+		gcc -O2 -o "$tsc_khz" "$TWHEEL_ROOT/scripts/tsc_khz.c"
+}
 if is_built_kernel "$kernel"; then
 	append+=" tsc=reliable"
 	if grep -qw constant_tsc /proc/cpuinfo &&
-		with_build_lock userland gcc -O2 -o "$TWHEEL_BUILD/tsc_khz" \
-			"$TWHEEL_ROOT/scripts/tsc_khz.c" >>"$buildlog" 2>&1 &&
-		khz=$("$TWHEEL_BUILD/tsc_khz") && [[ $khz =~ ^[1-9][0-9]*$ ]]; then
+		with_build_lock userland build_tsc_khz >>"$buildlog" 2>&1 &&
+		khz=$("$tsc_khz") && [[ $khz =~ ^[1-9][0-9]*$ ]]; then
 		append+=" tsc_early_khz=$khz"
 	else
 		log "$run_id: host TSC rate unknown; the guest calibrates it"

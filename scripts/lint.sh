@@ -89,9 +89,11 @@ lint_kernel_doc() {
 	return 1
 }
 
-# A separate tree per kernel under build/lint/, with its own fixed flags:
-# W=1 -Werror always (not only in CI), and the same flags for the sparse
-# pass so that C=2 only adds the checker and recompiles nothing.
+# A separate tree per kernel and set of flags under build/lint/, W=1
+# -Werror always (not only in CI): the plain build and the sparse pass
+# with the delay points each keep their objects, so that a warm run
+# recompiles only what changed (a file that warned has no object, -Werror
+# failed it) and C=2 only adds the checker.
 lint_build() {
 	local k=$1 kdir dest
 	shift
@@ -101,6 +103,7 @@ lint_build() {
 		kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
 	fi
 	dest=$TWHEEL_BUILD/lint/$k
+	[[ " $* " == *" TWHEEL_DEBUG=1 "* && $k != rt61 ]] && dest+=-debug
 	sync_module_sources "$dest"
 	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* modules"
 	quiet_if_clean ': (warning|error):' \

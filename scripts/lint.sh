@@ -103,7 +103,7 @@ lint_build() {
 		kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
 	fi
 	dest=$TWHEEL_BUILD/lint/$k
-	[[ " $* " == *" TWHEEL_DEBUG=1 "* && $k != rt61 ]] && dest+=-debug
+	[[ " $* " == *" TWHEEL_DEBUG=1 "* ]] && dest+=-debug
 	sync_module_sources "$dest"
 	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* modules"
 	quiet_if_clean ': (warning|error):' \

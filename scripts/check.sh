@@ -3,13 +3,17 @@
 #
 # `make check`: everything.  First, one after the other:
 #   deps        scripts/deps.sh all (installs nothing when all is there)
-#   modules     make modules-all (builds the debug and kcsan kernels on a
-#               cold cache)
+#   modules     the modules for stock61, stock612 and debug (builds the
+#               debug kernel on a cold cache)
 #   tools       libtwheel's unit test and export check (no kernel); the
 #               VM runs use its binaries
 # then two lanes side by side, each step of a lane after the one before
 # it, because one VM keeps about one of the host's two cores busy (its
-# tests mostly wait for timers) and the lanes share no build products:
+# tests mostly wait for timers) and the lanes share no build products,
+# and beside them, at the lowest CPU priority, the kcsan modules (the kcsan
+# kernel on a cold cache: 6 minutes of both cores, which then come mostly
+# from what the VMs leave idle; the kcsan step waits for it under the
+# kernel's and the modules' locks):
 #   lane 1 (the host and the stock kernels)
 #     lint        make lint
 #     docs        make docs (Sphinx, warnings are errors)
@@ -23,12 +27,13 @@
 #     bench-smoke seconds-long benchmark run in a stock 6.1 VM
 #     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
 #                 tiny workloads in a stock 6.1 VM
-#   lane 2 (the kernels built from source)
+#     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in kcsan
+#                 VMs); here, not in lane 2, because the debug kernel's
+#                 VMs take longer than the stock ones
+#   lane 2 (the debug kernel)
 #     selftest    the selftest plan on debug
 #     robust      the robust, lifecycle and hotplug plans on debug
 #     kunit       make kunit (debug VM)
-#     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in kcsan
-#                 VMs)
 # Each lane's output goes to build/check-laneN.log and is printed whole
 # when both are done (a line per finished step meanwhile);
 # TWHEEL_CHECK_JOBS=1 runs the lanes one after the other, printing as it
@@ -60,13 +65,19 @@ lane1() {
 	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 	step bench-smoke make --no-print-directory -C bench smoke
 	step insn-smoke make --no-print-directory -C bench insn-smoke
+	step kcsan make --no-print-directory kcsan
 }
 
 lane2() {
 	step "selftest debug" scripts/selftest.sh debug
 	step "robust debug" scripts/robust.sh debug
 	step kunit make --no-print-directory kunit
-	step kcsan make --no-print-directory kcsan
+}
+
+# The kcsan modules, under the lock that vm-run.sh takes to build them.
+lane3() {
+	step "modules kcsan" with_build_lock modules-kcsan \
+		nice -n 19 scripts/build-modules.sh kcsan
 }
 
 # Run lane $1 in a subshell, its output to build/check-lane$1.log and its
@@ -105,21 +116,23 @@ start=$SECONDS
 "$TWHEEL_ROOT/scripts/deps.sh" all
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
-step modules make --no-print-directory modules-all
+step modules scripts/build-modules.sh stock61 stock612 debug
 step tools make --no-print-directory -C tools check
 
 if [[ ${TWHEEL_CHECK_JOBS:-2} == 1 ]]; then
+	lane3
 	lane1
 	lane2
 else
 	mkdir -p "$TWHEEL_BUILD"
-	rm -f "$TWHEEL_BUILD"/check-lane[12].{log,result}
+	rm -f "$TWHEEL_BUILD"/check-lane[123].{log,result}
 	echo
-	echo "check: lanes 1 and 2 running; output in $TWHEEL_BUILD/check-lane[12].log"
+	echo "check: lanes 1 and 2 running, the kcsan modules beside them; output in $TWHEEL_BUILD/check-lane[123].log"
+	lane_bg 3
 	lane_bg 1
 	lane_bg 2
 	wait
-	for n in 1 2; do
+	for n in 3 1 2; do
 		echo
 		echo "==== lane $n ===="
 		cat "$TWHEEL_BUILD/check-lane$n.log"

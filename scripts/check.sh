@@ -34,8 +34,9 @@
 #     selftest    the selftest plan on debug
 #     robust      the robust, lifecycle and hotplug plans on debug
 #     kunit       make kunit (debug VM)
-# Each lane's output goes to build/check-laneN.log and is printed whole
-# when both are done (a line per finished step meanwhile);
+# Each lane's output (lane 3: the kcsan modules) goes to
+# build/check-laneN.log and is printed whole when all three are done (a
+# line per finished step meanwhile);
 # TWHEEL_CHECK_JOBS=1 runs the lanes one after the other, printing as it
 # goes.  A failing step does not stop the later ones, so one run shows
 # every problem.  Prints per-step timings; the last line is the total "N

@@ -6,12 +6,12 @@
 # shellcheck source=scripts/vm/lib.sh
 . /lib/twheel.sh
 
-# The debug kernel (KASAN, kmemleak, lockdep) arms about 40 timers per ms
-# under TCG: filling its default per-user limit (a tenth of the VM's 1 GiB,
-# about a million timers) took 25 s in each of the 64- and 32-bit runs of
-# twheel_ioctl_test's enospc_per_user, near the 30 s past which that test
-# skips.  It fills a quarter of a million there; the stock kernels fill
-# the default.
+# The debug kernel (KASAN, kmemleak, lockdep; the kcsan one is as slow)
+# arms about 40 timers per ms under TCG: filling its default per-user
+# limit (a tenth of the VM's 1 GiB, about a million timers) took 25 s in
+# each of the 64- and 32-bit runs of twheel_ioctl_test's enospc_per_user,
+# near the 30 s past which that test skips.  It fills a quarter of a
+# million there; the stock kernels fill the default.
 LIMITS=
 case "$TWHEEL_KERNEL" in
 debug | kcsan)

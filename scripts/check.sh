@@ -19,20 +19,20 @@
 #     docs        make docs (Sphinx, warnings are errors)
 #     dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
 #     selftest    the selftest plan on stock61 and stock612
-#     robust      the robust, lifecycle and hotplug plans on stock61, the
-#                 hotplug plan on stock612
+#     robust      the robust, lifecycle and hotplug plans in one stock61
+#                 VM, the hotplug plan on stock612
 #     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
 #                 corpus replay and 10 s of libFuzzer on every engine, a
 #                 seconds-long native benchmark run
 #     bench-smoke seconds-long benchmark run in a stock 6.1 VM
 #     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
 #                 tiny workloads in a stock 6.1 VM
-#     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in kcsan
-#                 VMs); here, not in lane 2, because the debug kernel's
-#                 VMs take longer than the stock ones
+#     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
+#                 kcsan VM); here, not in lane 2, because the debug
+#                 kernel's VMs take longer than the stock ones
 #   lane 2 (the debug kernel)
 #     selftest    the selftest plan on debug
-#     robust      the robust, lifecycle and hotplug plans on debug
+#     robust      the robust, lifecycle and hotplug plans in one debug VM
 #     kunit       make kunit (debug VM)
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a

@@ -1,28 +1,30 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# `make kcsan`: twheel's concurrent tests in VMs of the kcsan kernel (KCSAN,
+# `make kcsan`: twheel's concurrent tests in a VM of the kcsan kernel (KCSAN,
 # the data-race detector, with lockdep: scripts/kcsan-kernel.config), one
-# VM each:
+# plan after the other in one boot (scripts/vm-run.sh):
 #   kunit   the KUnit suites (scripts/plans/kunit.sh)
 #   races   the race selftest (scripts/plans/races.sh): callbacks racing
 #           the file's ioctls, read() and close() on the other CPU, the
 #           windows widened by the delay points
 #   robust  the ioctl fuzzer and the multi-threaded stress
-#           (scripts/plans/robust.sh, with its kcsan sizes), through
-#           scripts/robust.sh and its VM memory and timeout
+#           (scripts/plans/robust.sh, with its kcsan sizes)
 # A KCSAN report fails a run only when it involves twheel; reports in
 # core-kernel code are listed and counted (the rule: scripts/vm-run.sh).
 # Ends with the "N passed, N failed" total over all runs.
 #
-# Environment: TWHEEL_KCSAN_ROBUST_PLANS (default "robust"), the plans
-# scripts/robust.sh runs here.
+# Environment: TWHEEL_KCSAN_ROBUST_PLANS (default "robust"), the
+# robustness plans run after the first two.
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-run_counted "kunit kcsan" "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 kcsan kunit || true
-run_counted "races kcsan" "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 5 kcsan races || true
-TWHEEL_ROBUST_PLANS=${TWHEEL_KCSAN_ROBUST_PLANS:-robust} \
-	run_counted "robust kcsan" "$TWHEEL_ROOT/scripts/robust.sh" kcsan || true
+read -r -a plans <<<"kunit races ${TWHEEL_KCSAN_ROBUST_PLANS:-robust}"
+# at least a KUnit case, the race test's five and one robustness check; the
+# memory and timeout per plan that scripts/robust.sh gives the kcsan kernel
+TWHEEL_VM_MEM=${TWHEEL_VM_MEM:-1G} \
+	TWHEEL_VM_TIMEOUT=${TWHEEL_VM_TIMEOUT:-$((900 * ${#plans[@]}))} \
+	run_counted "${plans[*]} kcsan" "$TWHEEL_ROOT/scripts/vm-run.sh" \
+	--min-tests $((${#plans[@]} + 5)) kcsan "${plans[@]}" || true
 report_counted kcsan

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make robust`: the robustness plans (Documentation/robustness.rst) in a VM
-# of each kernel named, one VM per plan and kernel:
+# of each kernel named, one after the other in one VM per kernel (a boot,
+# and on debug kmemleak's closing scans, cost about 50 s each):
 #   robust     ioctl fuzzer and multi-threaded stress through /dev/twheel
 #   lifecycle  load/unload cycles with timers in flight
 #   hotplug    cpu1 offline and online while timers run on both CPUs
@@ -26,16 +27,21 @@ named=$#
 read -r -a plans <<<"${TWHEEL_ROBUST_PLANS:-robust lifecycle hotplug}"
 for k in "$@"; do
 	check_kernel_name "$k"
+	run=()
 	for p in "${plans[@]}"; do
 		[[ -f "$TWHEEL_ROOT/scripts/plans/$p.sh" ]] || continue
 		((named)) || [[ $k != stock612 || $p == hotplug ]] || continue
-		# The stress plan holds a million timers on the stock kernels: 2G
-		# as for the demo.  50,000 on the built ones fit in vm-run's 1G,
-		# which halves the debug kernel's kmemleak scans.
-		mem=2G
-		is_built_kernel "$k" && mem=1G
-		TWHEEL_VM_MEM=${TWHEEL_VM_MEM:-$mem} TWHEEL_VM_TIMEOUT=${TWHEEL_VM_TIMEOUT:-900} \
-			run_counted "$p $k" "$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 "$k" "$p" || true
+		run+=("$p")
 	done
+	((${#run[@]})) || continue
+	# The stress plan holds a million timers on the stock kernels: 2G
+	# as for the demo.  50,000 on the built ones fit in vm-run's 1G,
+	# which halves the debug kernel's kmemleak scans.
+	mem=2G
+	is_built_kernel "$k" && mem=1G
+	TWHEEL_VM_MEM=${TWHEEL_VM_MEM:-$mem} \
+		TWHEEL_VM_TIMEOUT=${TWHEEL_VM_TIMEOUT:-$((900 * ${#run[@]}))} \
+		run_counted "${run[*]} $k" "$TWHEEL_ROOT/scripts/vm-run.sh" \
+		--min-tests "${#run[@]}" "$k" "${run[@]}" || true
 done
 report_counted robust

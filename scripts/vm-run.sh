@@ -43,7 +43,8 @@
 # line printed is "N passed, N failed" over the test cases, plus one failure
 # for a bad verdict that no test case accounts for (splat, crash, timeout).
 #
-# Environment: TWHEEL_VM_TIMEOUT (default 300 s), TWHEEL_VM_MEM (1G),
+# Environment: TWHEEL_VM_TIMEOUT (default 300 s), TWHEEL_VM_BOOT_TIMEOUT
+# (300 s from qemu's start to the plan's banner), TWHEEL_VM_MEM (1G),
 # TWHEEL_VM_CPUS (2), TWHEEL_VM_APPEND (extra kernel command line),
 # TWHEEL_VM_VERBOSE=1 (print the whole console, not only the plan's part),
 # TWHEEL_VM_QEMU_ARGS (more qemu arguments, split at spaces: bench/run.sh
@@ -197,23 +198,56 @@ qemu=(qemu-system-x86_64 -accel tcg -smp "$smp" -m "$mem" -no-reboot
 read -r -a extra <<<"${TWHEEL_VM_QEMU_ARGS:-}"
 qemu+=("${extra[@]}")
 log "$run_id: ${qemu[*]}"
+# qemu under the run's timeout; meanwhile, a boot watchdog: a guest that
+# has not printed the plan's banner after $boot_s seconds is stopped
+# (boot_hung=1).  A watchdog's poll, not a test's synchronisation.
+run_qemu() {
+	local pid waited=0
+	# not the banner of an earlier run, before qemu truncates the file
+	rm -f "$console"
+	# -k: a qemu that ignores SIGTERM is killed 10 s later
+	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null && ! grep -q 'TWHEEL-PLAN: ' "$console" 2>/dev/null; do
+		if ((waited >= boot_s)); then
+			boot_hung=1
+			kill "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 1
+		waited=$((waited + 1))
+	done
+	wait "$pid" || qemu_rc=$?
+}
+
+# The boot takes 3-25 s of a 2-core host alone, a few times that in
+# make check's lanes.
+boot_s=${TWHEEL_VM_BOOT_TIMEOUT:-300}
 start=$SECONDS
 rm -f "$console.boot1"
-# A guest that dies before /init prints the plan's banner never ran any of
-# our code: TCG's live text patching occasionally oopses a stock kernel at
-# boot (an int3 in run_timer_softirq() on 6.12).  Such a boot is tried once
-# more, and says so; a timeout is not (it may have taken hours).
+# A guest that dies or hangs before /init prints the plan's banner never
+# ran any of our code: TCG's live text patching occasionally oopses a stock
+# kernel at boot (an int3 in run_timer_softirq() on 6.12), and a stock 6.1
+# boot under the instruction profiler once waited forever in i8042_probe()
+# for a 250 ms timeout, hung-task reports every 120 s, until the run's
+# 3600 s timeout.  Such a boot is tried once more, and says so; a timeout
+# after the banner is not (it may have taken hours).
 for attempt in 1 2; do
 	qemu_rc=0
-	# -k: a qemu that ignores SIGTERM is killed 10 s later
-	timeout -k 10 "$timeout_s" "${qemu[@]}" </dev/null || qemu_rc=$?
+	boot_hung=0
+	run_qemu
 	((attempt == 1)) || break
-	((qemu_rc == 124 || qemu_rc == 137)) && break
+	((!boot_hung && (qemu_rc == 124 || qemu_rc == 137))) && break
 	grep -q 'TWHEEL-PLAN: ' "$console" && break
 	mv -f "$console" "$console.boot1"
-	log "$run_id: the guest died before the plan started; booting once more" \
-		"(first console: $console.boot1)"
-	grep -m 3 -E 'Oops:|BUG:|Kernel panic' "$console.boot1" | sed 's/^/    /' >&2 || true
+	if ((boot_hung)); then
+		log "$run_id: no plan banner after $boot_s s: the boot hung; booting once more" \
+			"(first console: $console.boot1)"
+	else
+		log "$run_id: the guest died before the plan started; booting once more" \
+			"(first console: $console.boot1)"
+	fi
+	grep -m 3 -E 'Oops:|BUG:|Kernel panic|INFO: task' "$console.boot1" | sed 's/^/    /' >&2 || true
 done
 elapsed=$((SECONDS - start))
 
@@ -238,8 +272,12 @@ bad() {
 	reasons+=("$1")
 	verdict_bad=1
 }
-((qemu_rc == 124 || qemu_rc == 137)) && bad "timed out after ${timeout_s} s"
-((qemu_rc != 0 && qemu_rc != 124 && qemu_rc != 137)) && bad "qemu exited with status $qemu_rc"
+if ((boot_hung)); then
+	bad "no plan banner after $boot_s s, twice: the boot hung"
+else
+	((qemu_rc == 124 || qemu_rc == 137)) && bad "timed out after ${timeout_s} s"
+	((qemu_rc != 0 && qemu_rc != 124 && qemu_rc != 137)) && bad "qemu exited with status $qemu_rc"
+fi
 read -r passed failed skipped < <(awk -f "$TWHEEL_ROOT/scripts/tap-count.awk" "$clean")
 guest_rc=$(sed -n 's/^.*TWHEEL-EXIT: \([0-9]*\).*$/\1/p' "$clean" | tail -n 1)
 if [[ -z "$guest_rc" ]]; then

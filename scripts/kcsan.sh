@@ -26,5 +26,5 @@ read -r -a plans <<<"kunit races ${TWHEEL_KCSAN_ROBUST_PLANS:-robust}"
 TWHEEL_VM_MEM=${TWHEEL_VM_MEM:-1G} \
 	TWHEEL_VM_TIMEOUT=${TWHEEL_VM_TIMEOUT:-$((900 * ${#plans[@]}))} \
 	run_counted "${plans[*]} kcsan" "$TWHEEL_ROOT/scripts/vm-run.sh" \
-	--min-tests $((${#plans[@]} + 5)) kcsan "${plans[@]}" || true
+	--min-tests $((${#plans[@]} + 4)) kcsan "${plans[@]}" || true
 report_counted kcsan

@@ -52,14 +52,6 @@ holder_killed=0
 events=0
 problems=0
 
-# Elapsed time in centiseconds, from /proc/uptime.
-centis() {
-	read -r _up _idle </proc/uptime
-	_s=${_up%.*}
-	_c=${_up#*.}
-	echo $((_s * 100 + ${_c#0}))
-}
-
 problem() {
 	problems=$((problems + 1))
 	# the first few in full; the count says how many there were

@@ -13,8 +13,16 @@
 #                               lets the plan go on
 #   fail MSG                    mark the run failed and go on
 #   skip DESC REASON            print "ok N DESC # SKIP REASON"
+#   centis                      print the uptime in centiseconds
 
 TWHEEL_TAP_N=0
+
+centis() {
+	read -r _up _idle </proc/uptime
+	_s=${_up%.*}
+	_c=${_up#*.}
+	echo $((_s * 100 + ${_c#0}))
+}
 
 fail() {
 	echo "TWHEEL-FAIL: $*"

@@ -93,6 +93,18 @@ END {
 		printf "== Building blocks in this VM, ns: div_u64 %s, ktime_get %s, spin_lock_irqsave+unlock %s, hlist add+del %s ==\n\n",
 			cell("prims", "kernel", 0, "div_u64"), cell("prims", "kernel", 0, "ktime_get"),
 			cell("prims", "kernel", 0, "lock_irqsave_pair"), cell("prims", "kernel", 0, "hlist_add_del")
+	if (has("prims", "user", 0, "syscall_getppid"))
+		printf "== In userspace, ns: getppid() %s, an ioctl that fails with ENOTTY %s ==\n\n",
+			cell("prims", "user", 0, "syscall_getppid"), cell("prims", "user", 0, "ioctl_enotty")
+	if (has("prims", "user", 2000, "page_chase_random")) {
+		printf "== A dependent load per 4 KiB page, ns, random / address order:"
+		split("256 2000 20000", PG, " ")
+		for (k = 1; k <= 3; k++)
+			printf "%s %s pages %s / %s", (k > 1 ? ";" : ""), PG[k],
+				cell("prims", "user", PG[k], "page_chase_random"),
+				cell("prims", "user", PG[k], "page_chase_inorder")
+		print " ==\n"
+	}
 	split("fire spread ratas", BG, " ")
 	for (k = 1; k <= 3; k++)
 		if (has("cpu", "background_" BG[k], 0, "busy_ns_per_s"))

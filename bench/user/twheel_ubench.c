@@ -48,7 +48,11 @@
  * Timer counts are capped at the largest -n (the window or the period
  * shrinks to keep the rate).
  * Suite "prims": getppid() and an unknown ioctl on /dev/twheel (ENOTTY:
- * the whole ioctl path, fd lookup, LSM hook and dispatch, without work).
+ * the whole ioctl path, fd lookup, LSM hook and dispatch, without work);
+ * page_chase_random / page_chase_inorder, ns per dependent load, one per
+ * 4 KiB page, over N pages in a random or in address order (N = 256,
+ * 2,000, 20,000: the pages that the table entries of about 10^4, 10^5 and
+ * 10^6 timers span), the cost of a first touch of a random page.
  *
  * Every case runs -r repetitions (default 5; at every N, 10^6 included),
  * each repetition running all implementations one after another in an
@@ -81,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -1416,6 +1421,92 @@ static void print_usage(void)
 #define SYSCALL_LOOPS 100000
 
 /* Per-call cost of the bare system call paths, over @reps. */
+/*
+ * Dependent loads, one per 4 KiB page, over P pages: the page order of a
+ * random cycle or of the pages' addresses, at a random cache line of each
+ * page either way.  P is what the table entries of 1.3 x 10^4, 10^5 and
+ * 10^6 timers span (50 to a page).  Under TCG a load from a page that
+ * QEMU's software TLB does not hold costs a page walk in the emulator; a
+ * random order shows what a first touch of a random table entry costs
+ * (the "user" suite's random CANCELs), the page order whether the pages
+ * fit in that TLB at all.  Natively: the CPU's TLB and caches.
+ */
+#define CHASE_LOADS	(256U * 1024)
+
+static const size_t chase_pages[] = { 256, 2000, 20000 };
+
+static double page_chase(char *const *start)
+{
+	char *const *p = start;
+	unsigned int i;
+	__u64 t0;
+
+	/* the next address comes from this load: no two loads overlap */
+	for (i = 0; i < CHASE_LOADS / 4; i++)
+		p = (char *const *)*p;
+	t0 = now_ns();
+	for (i = 0; i < CHASE_LOADS; i++)
+		p = (char *const *)*p;
+	t0 = now_ns() - t0;
+	/* keep the chain's result alive */
+	__asm__ volatile("" : : "r"(p));
+	return (double)t0 / CHASE_LOADS;
+}
+
+static void run_page_chase(void)
+{
+	double rnd_ns[ARRAY_SIZE(chase_pages)][MAX_REPS];
+	double seq_ns[ARRAY_SIZE(chase_pages)][MAX_REPS];
+	unsigned int k, r;
+
+	for (k = 0; k < ARRAY_SIZE(chase_pages); k++) {
+		size_t np = chase_pages[k], i;
+		size_t *order = malloc(np * sizeof(*order));
+		size_t *line = malloc(np * sizeof(*line));
+		char *a = mmap(NULL, np * 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+		if (!order || !line || a == MAP_FAILED) {
+			fail("page chase: out of memory at %zu pages", np);
+			free(order);
+			free(line);
+			if (a != MAP_FAILED)
+				munmap(a, np * 4096);
+			return;
+		}
+		for (i = 0; i < np; i++)
+			line[i] = i * 4096 + rnd() % 64 * 64;
+		for (r = 0; r < reps; r++) {
+			/* page order, then a random cycle (Fisher-Yates) */
+			for (i = 0; i < np; i++)
+				order[i] = i;
+			for (i = 0; i < np; i++)
+				*(char **)(a + line[order[i]]) =
+					a + line[order[(i + 1) % np]];
+			seq_ns[k][r] = page_chase((char *const *)(a + line[0]));
+			for (i = np - 1; i > 0; i--) {
+				size_t j = rnd() % (i + 1), t = order[i];
+
+				order[i] = order[j];
+				order[j] = t;
+			}
+			for (i = 0; i < np; i++)
+				*(char **)(a + line[order[i]]) =
+					a + line[order[(i + 1) % np]];
+			rnd_ns[k][r] = page_chase((char *const *)(a + line[0]));
+		}
+		munmap(a, np * 4096);
+		free(order);
+		free(line);
+	}
+	for (k = 0; k < ARRAY_SIZE(chase_pages); k++) {
+		emit("prims", "user", chase_pages[k], "page_chase_inorder",
+		     seq_ns[k], reps);
+		emit("prims", "user", chase_pages[k], "page_chase_random",
+		     rnd_ns[k], reps);
+	}
+}
+
 static void run_prims(void)
 {
 	double gp[MAX_REPS], nt[MAX_REPS];
@@ -1521,8 +1612,10 @@ int main(int argc, char **argv)
 			nmax = ns_list[k];
 	raise_limits(nmax);
 	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls, reps, settle_s);
-	if (listed(suites, "prims"))
+	if (listed(suites, "prims")) {
 		run_prims();
+		run_page_chase();
+	}
 
 	for (k = 0; k < ns_count && listed(suites, "user"); k++) {
 		unsigned long n = ns_list[k];

@@ -1420,7 +1420,6 @@ static void print_usage(void)
 
 #define SYSCALL_LOOPS 100000
 
-/* Per-call cost of the bare system call paths, over @reps. */
 /*
  * Dependent loads, one per 4 KiB page, over P pages: the page order of a
  * random cycle or of the pages' addresses, at a random cache line of each
@@ -1432,6 +1431,7 @@ static void print_usage(void)
  * fit in that TLB at all.  Natively: the CPU's TLB and caches.
  */
 #define CHASE_LOADS	(256U * 1024)
+#define CHASE_PAGE	4096
 
 static const size_t chase_pages[] = { 256, 2000, 20000 };
 
@@ -1453,6 +1453,17 @@ static double page_chase(char *const *start)
 	return (double)t0 / CHASE_LOADS;
 }
 
+/* Link @a's lines into one cycle, page @order[i] to @order[i + 1]. */
+static char *const *chase_link(char *a, const size_t *line,
+			       const size_t *order, size_t np)
+{
+	size_t i;
+
+	for (i = 0; i < np; i++)
+		*(char **)(a + line[order[i]]) = a + line[order[(i + 1) % np]];
+	return (char *const *)(a + line[order[0]]);
+}
+
 static void run_page_chase(void)
 {
 	double rnd_ns[ARRAY_SIZE(chase_pages)][MAX_REPS];
@@ -1463,7 +1474,7 @@ static void run_page_chase(void)
 		size_t np = chase_pages[k], i;
 		size_t *order = malloc(np * sizeof(*order));
 		size_t *line = malloc(np * sizeof(*line));
-		char *a = mmap(NULL, np * 4096, PROT_READ | PROT_WRITE,
+		char *a = mmap(NULL, np * CHASE_PAGE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
 		if (!order || !line || a == MAP_FAILED) {
@@ -1471,31 +1482,25 @@ static void run_page_chase(void)
 			free(order);
 			free(line);
 			if (a != MAP_FAILED)
-				munmap(a, np * 4096);
+				munmap(a, np * CHASE_PAGE);
 			return;
 		}
 		for (i = 0; i < np; i++)
-			line[i] = i * 4096 + rnd() % 64 * 64;
+			line[i] = i * CHASE_PAGE + rnd() % 64 * 64;
 		for (r = 0; r < reps; r++) {
 			/* page order, then a random cycle (Fisher-Yates) */
 			for (i = 0; i < np; i++)
 				order[i] = i;
-			for (i = 0; i < np; i++)
-				*(char **)(a + line[order[i]]) =
-					a + line[order[(i + 1) % np]];
-			seq_ns[k][r] = page_chase((char *const *)(a + line[0]));
+			seq_ns[k][r] = page_chase(chase_link(a, line, order, np));
 			for (i = np - 1; i > 0; i--) {
 				size_t j = rnd() % (i + 1), t = order[i];
 
 				order[i] = order[j];
 				order[j] = t;
 			}
-			for (i = 0; i < np; i++)
-				*(char **)(a + line[order[i]]) =
-					a + line[order[(i + 1) % np]];
-			rnd_ns[k][r] = page_chase((char *const *)(a + line[0]));
+			rnd_ns[k][r] = page_chase(chase_link(a, line, order, np));
 		}
-		munmap(a, np * 4096);
+		munmap(a, np * CHASE_PAGE);
 		free(order);
 		free(line);
 	}
@@ -1507,6 +1512,7 @@ static void run_page_chase(void)
 	}
 }
 
+/* Per-call cost of the bare system call paths, over @reps. */
 static void run_prims(void)
 {
 	double gp[MAX_REPS], nt[MAX_REPS];

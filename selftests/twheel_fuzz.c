@@ -422,11 +422,19 @@ static void check_event(const struct twheel_event *ev, uint64_t seen)
 /*
  * The @size a structure of @len bytes is passed with: mostly @len; below
  * the first version (EINVAL); longer with a zero tail (as @len); longer with
- * a non-zero byte in the tail (E2BIG).  @raw holds the structure and room
- * for the tail; returns how many bytes of it to place.
+ * a non-zero byte in the tail (E2BIG); above TWHEEL_STRUCT_SIZE_MAX (E2BIG,
+ * whatever follows the structure).  @raw holds the structure and room for
+ * the tail; returns how many bytes of it to place.
  */
-enum { SZ_EXACT, SZ_SHORT, SZ_LONG0, SZ_LONGX };
+enum { SZ_EXACT, SZ_SHORT, SZ_LONG0, SZ_LONGX, SZ_HUGE };
 #define SZ_TAIL		32
+
+/* A @size or @op_size above TWHEEL_STRUCT_SIZE_MAX, up to UINT32_MAX. */
+static uint32_t huge_size(struct fz *z)
+{
+	return TWHEEL_STRUCT_SIZE_MAX + 1 +
+	       rnd(&z->rng) % (UINT32_MAX - TWHEEL_STRUCT_SIZE_MAX);
+}
 
 static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind)
 {
@@ -434,10 +442,14 @@ static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind
 	uint32_t size = len;
 
 	memset(raw + len, 0, SZ_TAIL);
-	*skind = p < 94 ? SZ_EXACT : p < 96 ? SZ_SHORT : p < 98 ? SZ_LONG0 : SZ_LONGX;
+	*skind = p < 94 ? SZ_EXACT : p < 96 ? SZ_SHORT : p < 97 ? SZ_HUGE :
+		 p < 98 ? SZ_LONG0 : SZ_LONGX;
 	switch (*skind) {
 	case SZ_SHORT:
 		size = rnd(&z->rng) % len;
+		break;
+	case SZ_HUGE:
+		size = huge_size(z);
 		break;
 	case SZ_LONG0:
 		size = len + 1 + rnd(&z->rng) % SZ_TAIL;
@@ -448,7 +460,8 @@ static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind
 		break;
 	}
 	memcpy(raw, &size, sizeof(size));
-	return size > len ? size : len;
+	/* a huge @size is refused before anything past it is read */
+	return *skind != SZ_HUGE && size > len ? size : len;
 }
 
 /*
@@ -466,10 +479,11 @@ static uint64_t size_errors(int kind, int skind)
 	if (!readable(kind))
 		return B(EFAULT) |
 		       (kind == A_STRADDLE && skind == SZ_SHORT ? B(EINVAL) : 0) |
-		       (kind == A_STRADDLE && skind == SZ_LONGX ? B(E2BIG) : 0);
+		       (kind == A_STRADDLE && (skind == SZ_LONGX || skind == SZ_HUGE) ?
+			B(E2BIG) : 0);
 	if (skind == SZ_SHORT)
 		return B(EINVAL);
-	if (skind == SZ_LONGX)
+	if (skind == SZ_LONGX || skind == SZ_HUGE)
 		return B(E2BIG);
 	return 0;
 }
@@ -775,7 +789,7 @@ static uint64_t record_allowed(const struct twheel_batch_op *op)
 
 static void do_batch(struct fz *z)
 {
-	uint32_t max = api0.out_max_batch, count, nrec, i, want = 0;
+	uint32_t max = api0.out_max_batch, count, nrec, i, want = 0, op_size;
 	unsigned char raw[sizeof(struct twheel_batch) + SZ_TAIL], bbuf[sizeof(raw)];
 	uint32_t nfailed = 0;
 	struct twheel_batch b;
@@ -839,11 +853,13 @@ static void do_batch(struct fz *z)
 		ops = place(z, NULL, OP_SIZE, okind, NULL);
 	}
 
+	/* below the first version 1%, above the largest 1% */
+	p = pct(z);
+	op_size = p < 98 ? OP_SIZE : p < 99 ? huge_size(z) : rnd(&z->rng) % OP_SIZE;
 	b = (struct twheel_batch){
 		.ops = (uintptr_t)ops, .count = count,
 		.flags = gen_flags(z),
-		/* below the first version, 1% */
-		.op_size = pct(z) < 99 ? OP_SIZE : rnd(&z->rng) % OP_SIZE,
+		.op_size = op_size,
 		.out_done = (uint32_t)rnd(&z->rng),
 		.out_failed = (uint32_t)rnd(&z->rng),
 	};
@@ -871,7 +887,7 @@ static void do_batch(struct fz *z)
 	else if (b.op_size < OP_SIZE)	/* whether or not count is checked first */
 		allowed = B(EINVAL) | (count > max ? B(E2BIG) : 0) |
 			  (!count ? (writable(skind) ? OK : B(EFAULT)) : 0);
-	else if (count > max)
+	else if (count > max || b.op_size > TWHEEL_STRUCT_SIZE_MAX)
 		allowed = B(E2BIG);
 	else if (!count)
 		allowed = writable(skind) ? OK : B(EFAULT);

@@ -2738,7 +2738,10 @@ TEST_F(twheel_einval, einval)
 
 /* ---- extensible structures: @size and @op_size ---- */
 
-enum { SZ_ZERO, SZ_BELOW_MIN, SZ_LONG_ZERO_TAIL, SZ_LONG_TAIL_SET };
+enum {
+	SZ_ZERO, SZ_BELOW_MIN, SZ_LONG_ZERO_TAIL, SZ_LONG_TAIL_SET, SZ_AT_MAX,
+	SZ_ABOVE_MAX,
+};
 
 FIXTURE(twheel_size) {
 	int fd;
@@ -2769,6 +2772,10 @@ FIXTURE_VARIANT_ADD(twheel_size, api_long_zero_tail) { .ioc = IOC_API, .kind = S
 
 FIXTURE_VARIANT_ADD(twheel_size, api_long_tail_set) { .ioc = IOC_API, .kind = SZ_LONG_TAIL_SET };
 
+FIXTURE_VARIANT_ADD(twheel_size, api_at_max) { .ioc = IOC_API, .kind = SZ_AT_MAX };
+
+FIXTURE_VARIANT_ADD(twheel_size, api_above_max) { .ioc = IOC_API, .kind = SZ_ABOVE_MAX };
+
 FIXTURE_VARIANT_ADD(twheel_size, arm_zero) { .ioc = IOC_ARM, .kind = SZ_ZERO };
 
 FIXTURE_VARIANT_ADD(twheel_size, arm_below_min) { .ioc = IOC_ARM, .kind = SZ_BELOW_MIN };
@@ -2776,6 +2783,10 @@ FIXTURE_VARIANT_ADD(twheel_size, arm_below_min) { .ioc = IOC_ARM, .kind = SZ_BEL
 FIXTURE_VARIANT_ADD(twheel_size, arm_long_zero_tail) { .ioc = IOC_ARM, .kind = SZ_LONG_ZERO_TAIL };
 
 FIXTURE_VARIANT_ADD(twheel_size, arm_long_tail_set) { .ioc = IOC_ARM, .kind = SZ_LONG_TAIL_SET };
+
+FIXTURE_VARIANT_ADD(twheel_size, arm_at_max) { .ioc = IOC_ARM, .kind = SZ_AT_MAX };
+
+FIXTURE_VARIANT_ADD(twheel_size, arm_above_max) { .ioc = IOC_ARM, .kind = SZ_ABOVE_MAX };
 
 FIXTURE_VARIANT_ADD(twheel_size, modify_zero) { .ioc = IOC_MODIFY, .kind = SZ_ZERO };
 
@@ -2789,6 +2800,10 @@ FIXTURE_VARIANT_ADD(twheel_size, modify_long_tail_set) {
 	.ioc = IOC_MODIFY, .kind = SZ_LONG_TAIL_SET,
 };
 
+FIXTURE_VARIANT_ADD(twheel_size, modify_at_max) { .ioc = IOC_MODIFY, .kind = SZ_AT_MAX };
+
+FIXTURE_VARIANT_ADD(twheel_size, modify_above_max) { .ioc = IOC_MODIFY, .kind = SZ_ABOVE_MAX };
+
 FIXTURE_VARIANT_ADD(twheel_size, cancel_zero) { .ioc = IOC_CANCEL, .kind = SZ_ZERO };
 
 FIXTURE_VARIANT_ADD(twheel_size, cancel_below_min) { .ioc = IOC_CANCEL, .kind = SZ_BELOW_MIN };
@@ -2800,6 +2815,10 @@ FIXTURE_VARIANT_ADD(twheel_size, cancel_long_zero_tail) {
 FIXTURE_VARIANT_ADD(twheel_size, cancel_long_tail_set) {
 	.ioc = IOC_CANCEL, .kind = SZ_LONG_TAIL_SET,
 };
+
+FIXTURE_VARIANT_ADD(twheel_size, cancel_at_max) { .ioc = IOC_CANCEL, .kind = SZ_AT_MAX };
+
+FIXTURE_VARIANT_ADD(twheel_size, cancel_above_max) { .ioc = IOC_CANCEL, .kind = SZ_ABOVE_MAX };
 
 FIXTURE_VARIANT_ADD(twheel_size, query_zero) { .ioc = IOC_QUERY, .kind = SZ_ZERO };
 
@@ -2813,6 +2832,10 @@ FIXTURE_VARIANT_ADD(twheel_size, query_long_tail_set) {
 	.ioc = IOC_QUERY, .kind = SZ_LONG_TAIL_SET,
 };
 
+FIXTURE_VARIANT_ADD(twheel_size, query_at_max) { .ioc = IOC_QUERY, .kind = SZ_AT_MAX };
+
+FIXTURE_VARIANT_ADD(twheel_size, query_above_max) { .ioc = IOC_QUERY, .kind = SZ_ABOVE_MAX };
+
 FIXTURE_VARIANT_ADD(twheel_size, batch_zero) { .ioc = IOC_BATCH, .kind = SZ_ZERO };
 
 FIXTURE_VARIANT_ADD(twheel_size, batch_below_min) { .ioc = IOC_BATCH, .kind = SZ_BELOW_MIN };
@@ -2824,6 +2847,10 @@ FIXTURE_VARIANT_ADD(twheel_size, batch_long_zero_tail) {
 FIXTURE_VARIANT_ADD(twheel_size, batch_long_tail_set) {
 	.ioc = IOC_BATCH, .kind = SZ_LONG_TAIL_SET,
 };
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_at_max) { .ioc = IOC_BATCH, .kind = SZ_AT_MAX };
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_above_max) { .ioc = IOC_BATCH, .kind = SZ_ABOVE_MAX };
 
 FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_zero) {
 	.ioc = IOC_BATCH, .kind = SZ_ZERO, .op_size = true,
@@ -2841,6 +2868,14 @@ FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_long_tail_set) {
 	.ioc = IOC_BATCH, .kind = SZ_LONG_TAIL_SET, .op_size = true,
 };
 
+FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_at_max) {
+	.ioc = IOC_BATCH, .kind = SZ_AT_MAX, .op_size = true,
+};
+
+FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_above_max) {
+	.ioc = IOC_BATCH, .kind = SZ_ABOVE_MAX, .op_size = true,
+};
+
 /* How much longer than the kernel's structure the long ones are. */
 #define SIZE_TAIL	40
 
@@ -2848,27 +2883,30 @@ FIXTURE_VARIANT_ADD(twheel_size, batch_op_size_long_tail_set) {
  * The first version of every structure is the one of this header, so a
  * shorter one (an older program's, zero-extended) cannot be built yet:
  * below it is EINVAL.  A longer one is accepted if its tail is zero,
- * else E2BIG, and the outputs are written back within @size.
+ * else E2BIG, and the outputs are written back within @size; one longer
+ * than TWHEEL_STRUCT_SIZE_MAX is E2BIG even with a zero tail.
  */
 TEST_F(twheel_size, size)
 {
-	struct rec {	/* a batch record of a newer program */
-		struct twheel_batch_op op;
-		uint8_t tail[SIZE_TAIL];
-	} recs[2];
+	union {		/* a structure of a newer program, up to past the cap */
+		union ioc_arg arg;
+		uint8_t bytes[TWHEEL_STRUCT_SIZE_MAX + SIZE_TAIL];
+	} *big;
 	uint32_t min = ioc_sizes[variant->ioc];
-	struct twheel_batch_op op;
+	struct twheel_batch_op op, *rec0, *rec1;
 	struct twheel_query q;
-	uint8_t *bytes;
-	union ioc_arg u;
+	uint8_t *bytes, *recs;
+	union ioc_arg *u;
 	uint64_t live;
 	uint32_t size, i;
 	int expect = 0, ret;
 
-	static_assert(sizeof(union ioc_arg) >= sizeof(struct twheel_api) + SIZE_TAIL,
-		      "room for a tail");
+	big = calloc(1, sizeof(*big));
+	ASSERT_NE(0, (uintptr_t)big);
+	u = &big->arg;
+	bytes = big->bytes;
 	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 77, &live);
-	ioc_fill(&u, variant->ioc, live, &op);
+	ioc_fill(u, variant->ioc, live, &op);
 	if (variant->ioc == IOC_BATCH && variant->op_size)
 		min = TWHEEL_BATCH_OP_SIZE0;
 
@@ -2884,56 +2922,65 @@ TEST_F(twheel_size, size)
 	case SZ_LONG_ZERO_TAIL:
 		size = min + SIZE_TAIL;
 		break;
-	default:
+	case SZ_LONG_TAIL_SET:
 		size = min + SIZE_TAIL;
+		expect = E2BIG;
+		break;
+	case SZ_AT_MAX:
+		size = TWHEEL_STRUCT_SIZE_MAX;
+		break;
+	default:
+		size = TWHEEL_STRUCT_SIZE_MAX + 8;
 		expect = E2BIG;
 		break;
 	}
 
 	if (variant->op_size) {
 		/* two records in the caller's stride: the second fires at once */
-		memset(recs, 0, sizeof(recs));
-		op_arm(&recs[0].op, 0, 3600 * NSEC_PER_SEC, 0, 80);
-		op_arm(&recs[1].op, 0, 0, 0, 81);
+		recs = calloc(2, size + sizeof(op));
+		ASSERT_NE(0, (uintptr_t)recs);
+		rec0 = (void *)recs;
+		rec1 = (void *)(recs + (size < sizeof(op) ? sizeof(op) : size));
+		op_arm(rec0, 0, 3600 * NSEC_PER_SEC, 0, 80);
+		op_arm(rec1, 0, 0, 0, 81);
 		if (variant->kind == SZ_LONG_TAIL_SET)
-			recs[0].tail[SIZE_TAIL - 1] = 1;
-		u.b.ops = (uintptr_t)recs;
-		u.b.count = 2;
-		u.b.op_size = size;
+			recs[size - 1] = 1;
+		u->b.ops = (uintptr_t)recs;
+		u->b.count = 2;
+		u->b.op_size = size;
 		if (variant->kind == SZ_LONG_TAIL_SET) {
 			/* the record fails, not the batch */
-			ASSERT_EQ(2, ioctl(self->fd, TWHEEL_IOC_BATCH, &u));
-			EXPECT_EQ(2, u.b.out_done);
-			EXPECT_EQ(1, u.b.out_failed);
-			EXPECT_EQ(-E2BIG, recs[0].op.out_result);
-			EXPECT_EQ(0, recs[0].op.handle);
-			EXPECT_EQ(0, recs[1].op.out_result);
-			test_ioctl_cancel(self->fd, recs[1].op.handle, NULL);
+			ASSERT_EQ(2, ioctl(self->fd, TWHEEL_IOC_BATCH, u));
+			EXPECT_EQ(2, u->b.out_done);
+			EXPECT_EQ(1, u->b.out_failed);
+			EXPECT_EQ(-E2BIG, rec0->out_result);
+			EXPECT_EQ(0, rec0->handle);
+			EXPECT_EQ(0, rec1->out_result);
+			test_ioctl_cancel(self->fd, rec1->handle, NULL);
 			ioc_nothing_happened(_metadata, self->fd, live);
 			return;
 		}
 		if (expect) {
-			EXPECT_ERRNO(expect, ioctl(self->fd, TWHEEL_IOC_BATCH, &u));
-			EXPECT_EQ(RESULT_POISON, recs[0].op.out_result);
+			EXPECT_ERRNO(expect, ioctl(self->fd, TWHEEL_IOC_BATCH, u));
+			EXPECT_EQ(RESULT_POISON, rec0->out_result);
 			ioc_nothing_happened(_metadata, self->fd, live);
 			return;
 		}
-		ASSERT_EQ(2, ioctl(self->fd, TWHEEL_IOC_BATCH, &u));
-		EXPECT_EQ(0, u.b.out_failed);
-		EXPECT_EQ(0, recs[0].op.out_result);
-		EXPECT_EQ(0, recs[1].op.out_result);
-		test_ioctl_query(self->fd, recs[0].op.handle, &q);
+		ASSERT_EQ(2, ioctl(self->fd, TWHEEL_IOC_BATCH, u));
+		EXPECT_EQ(0, u->b.out_failed);
+		EXPECT_EQ(0, rec0->out_result);
+		EXPECT_EQ(0, rec1->out_result);
+		test_ioctl_query(self->fd, rec0->handle, &q);
 		EXPECT_EQ(80, q.out_cookie);
-		test_ioctl_query(self->fd, recs[1].op.handle, &q);
+		test_ioctl_query(self->fd, rec1->handle, &q);
 		EXPECT_EQ(81, q.out_cookie);
 		return;
 	}
 
-	u.size = size;
-	bytes = (uint8_t *)&u;
+	u->size = size;
 	if (variant->kind == SZ_LONG_TAIL_SET)
 		bytes[size - 1] = 1;
-	ret = ioctl(self->fd, ioc_cmds[variant->ioc], &u);
+	ret = ioctl(self->fd, ioc_cmds[variant->ioc], u);
 	if (expect) {
 		EXPECT_ERRNO(expect, ret);
 		if (variant->ioc == IOC_BATCH)
@@ -2944,18 +2991,18 @@ TEST_F(twheel_size, size)
 
 	/* accepted, and as if the tail were not there */
 	ASSERT_LE(0, ret) TH_LOG("size %u: %s", size, strerror(errno));
-	EXPECT_EQ(size, u.size);
+	EXPECT_EQ(size, u->size);
 	for (i = min; i < size; i++)
 		EXPECT_EQ(0, bytes[i]) TH_LOG("tail byte %u written", i - min);
 	switch (variant->ioc) {
 	case IOC_API:
-		EXPECT_EQ(TWHEEL_ABI_VERSION, u.api.out_abi_version);
-		EXPECT_EQ(self->api.out_tick_ns, u.api.out_tick_ns);
+		EXPECT_EQ(TWHEEL_ABI_VERSION, u->api.out_abi_version);
+		EXPECT_EQ(self->api.out_tick_ns, u->api.out_tick_ns);
 		EXPECT_EQ(self->api.out_max_timers_per_user,
-			  u.api.out_max_timers_per_user);
+			  u->api.out_max_timers_per_user);
 		break;
 	case IOC_ARM:
-		test_ioctl_query(self->fd, u.arm.out_handle, &q);
+		test_ioctl_query(self->fd, u->arm.out_handle, &q);
 		EXPECT_EQ(79, q.out_cookie);
 		break;
 	case IOC_MODIFY:
@@ -2963,17 +3010,17 @@ TEST_F(twheel_size, size)
 		EXPECT_EQ(78, q.out_cookie);
 		break;
 	case IOC_CANCEL:
-		EXPECT_EQ(TWHEEL_CANCEL_PENDING, u.c.out_status);
+		EXPECT_EQ(TWHEEL_CANCEL_PENDING, u->c.out_status);
 		test_err_query(ENOENT, self->fd, live, &q);
 		break;
 	case IOC_QUERY:
-		EXPECT_EQ(77, u.q.out_cookie);
-		EXPECT_EQ(TWHEEL_QUERY_PENDING, u.q.out_state);
+		EXPECT_EQ(77, u->q.out_cookie);
+		EXPECT_EQ(TWHEEL_QUERY_PENDING, u->q.out_state);
 		break;
 	case IOC_BATCH:
 		EXPECT_EQ(1, ret);
-		EXPECT_EQ(1, u.b.out_done);
-		EXPECT_EQ(0, u.b.out_failed);
+		EXPECT_EQ(1, u->b.out_done);
+		EXPECT_EQ(0, u->b.out_failed);
 		EXPECT_EQ(0, op.out_result);
 		test_ioctl_query(self->fd, op.handle, &q);
 		EXPECT_EQ(1, q.out_cookie);

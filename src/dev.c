@@ -1255,6 +1255,8 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 		return -E2BIG;
 	if (cmd->op_size < offsetofend(struct twheel_batch_op, spec))
 		return -EINVAL;
+	if (cmd->op_size > TWHEEL_STRUCT_SIZE_MAX)
+		return -E2BIG;
 	run = &ctx->batch;
 
 	while (done < cmd->count && !err) {
@@ -1412,6 +1414,9 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -EFAULT;
 	if (ucmd.user_size < op->min_size)
 		return -EINVAL;
+	/* a tail of gigabytes would be read for zeroes without a resched */
+	if (ucmd.user_size > TWHEEL_STRUCT_SIZE_MAX)
+		return -E2BIG;
 	ret = copy_struct_from_user(&buf, op->size, ucmd.ubuffer,
 				    ucmd.user_size);
 	if (ret)

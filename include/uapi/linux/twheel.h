@@ -40,8 +40,11 @@
  * built with, and the ioctl number does not encode the size.  The kernel
  * reads @size bytes: a shorter structure (an older program) is extended
  * with zeroes, a longer one (a newer program) is accepted only if every
- * byte the kernel does not know is zero, else E2BIG.  Outputs are written
- * back up to @size bytes.  Fields named out_* are outputs and ignored on
+ * byte the kernel does not know is zero, else E2BIG.  @size may be at most
+ * TWHEEL_STRUCT_SIZE_MAX, as may a batch record's @op_size, else E2BIG
+ * whatever the tail holds: as for clone3() and openat2(), a structure
+ * does not outgrow a page.  Outputs are written back up to @size bytes.
+ * Fields named out_* are outputs and ignored on
  * input, so a structure may be reused for the next call; fields named
  * __reserved and flag bits not defined here must be zero.  All fields
  * have fixed widths and the layout is the same for 32 and 64-bit callers.
@@ -54,8 +57,9 @@
  *    unknown flag bit or operation, non-zero reserved field, negative
  *    expiry, period or slack out of range, read() buffer smaller than one
  *    event
- *  - E2BIG: non-zero bytes beyond the structure the kernel knows, or a
- *    batch count above out_max_batch of TWHEEL_IOC_API
+ *  - E2BIG: non-zero bytes beyond the structure the kernel knows, a @size
+ *    or @op_size above TWHEEL_STRUCT_SIZE_MAX, or a batch count above
+ *    out_max_batch of TWHEEL_IOC_API
  *  - EFAULT: a user pointer could not be read or written.  An operation
  *    that already took effect is not undone when only its output could not
  *    be written, except arming, which cancels the new timer because its
@@ -82,6 +86,9 @@
  * Documentation/userspace-api/ioctl/ioctl-number.rst.
  */
 #define TWHEEL_IOCTL_MAGIC	0xE8
+
+/* The largest @size of an ioctl structure and @op_size of a batch record */
+#define TWHEEL_STRUCT_SIZE_MAX	4096
 
 enum {
 	TWHEEL_CMD_BASE = 0x80,
@@ -294,7 +301,8 @@ struct twheel_batch_op {
  * @op_size: sizeof(struct twheel_batch_op) as the caller knows it; records
  *	are read and extended as the ioctl structures are (a record whose
  *	unknown tail is not zero fails with E2BIG); at least the size of the
- *	first version (56), else EINVAL
+ *	first version (56), else EINVAL, and at most TWHEEL_STRUCT_SIZE_MAX,
+ *	else E2BIG
  * @out_done: records processed
  * @out_failed: records among them whose @out_result is an error
  *

@@ -936,6 +936,37 @@ TEST_F(twheel, batch_report_fault_mid_run)
 	batch_partial_fault(_metadata, self->fd, FAULT_READONLY);
 }
 
+/*
+ * A CANCEL may name the timer that an ARM earlier in its run has just
+ * armed: a handle is a table index and a generation, both predictable.
+ * When that ARM's output then cannot be written, the ARM is not undone
+ * on top of the CANCEL: the table entry is freed once, the file counts
+ * no timer, and the next two ARMs get entries of their own.
+ */
+TEST_F(twheel, batch_undo_skips_arm_cancelled_in_run)
+{
+	struct twheel_batch b = { .size = sizeof(b), .count = 2 };
+	struct twheel_batch_op ops[2], *ro;
+	uint64_t h, h1, h2;
+
+	/* the entry the batch's ARM takes, and the handle it will get */
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 1, &h);
+	test_ioctl_cancel(self->fd, h, NULL);
+	op_arm(&ops[0], 0, 3600 * NSEC_PER_SEC, 0, 2);
+	op_cancel(&ops[1], h + (1ULL << 32));
+	ro = readonly_copy(ops, sizeof(ops));
+	ASSERT_NE(0, (uintptr_t)ro);
+	b.op_size = sizeof(ops[0]);
+	b.ops = (uintptr_t)ro;
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, TWHEEL_IOC_BATCH, &b));
+	EXPECT_EQ(0, fd_timers(self->fd));
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 3, &h1);
+	test_ioctl_arm(self->fd, 0, 3600 * NSEC_PER_SEC, 0, 0, 4, &h2);
+	ASSERT_NE((uint32_t)h1, (uint32_t)h2) TH_LOG("one table entry, twice");
+	EXPECT_EQ(2, fd_timers(self->fd));
+	munmap(ro, page_size());
+}
+
 TEST_F(twheel, batch_e2big)
 {
 	uint32_t n = self->api.out_max_batch + 1, i;

@@ -1136,11 +1136,20 @@ static void twheel_batch_complete(struct twheel_ctx *ctx,
 	twheel_batch_uncharge(ctx, run);
 }
 
-/* Record @i of the run, finished, armed a new timer. */
+/*
+ * Record @i of the run, finished, armed a new timer that is still its own.
+ * A later CANCEL of the run may have named it (a handle is predictable)
+ * and freed its entry, which a later ARM may even have taken again: the
+ * generation tells.
+ */
 static bool twheel_batch_armed(const struct twheel_batch_run *run,
 			       unsigned int i)
 {
-	return run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i];
+	const struct twheel_utimer *ut = run->ut[i];
+
+	return run->ops[i].op == TWHEEL_OP_ARM && !run->ret[i] &&
+	       (ut->flags & TWHEEL_UT_LIVE) &&
+	       ut->gen == upper_32_bits(run->ops[i].handle);
 }
 
 /*

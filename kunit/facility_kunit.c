@@ -55,6 +55,7 @@
 #include <linux/twheel.h>
 #include <linux/wait.h>
 
+#include "compat.h"
 #include "twheel_internal.h"
 #include "twheel_kunit.h"
 
@@ -3409,6 +3410,125 @@ static void twheel_timer_modify_running_callback_stays_on_base(struct kunit *tes
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 }
 
+#ifdef TWHEEL_DEBUG_DELAYS
+/*
+ * The tick handler's own hrtimer, started again while the handler waits
+ * for the base lock, on a single-base instance.
+ */
+struct twk_restart {
+	struct twk_probe *p;		/* A, then B' and B */
+	struct hrtimer x;		/* another soft hrtimer on A's CPU */
+	unsigned int hits;		/* the tick delay point's count before */
+	int a_ret;			/* B's cancel of A */
+	bool b_pending;			/* B, 3 s out, was pending as @x fired */
+	struct completion acted;
+	struct completion x_done;
+};
+
+static enum hrtimer_restart twk_restart_x(struct hrtimer *x)
+{
+	struct twk_restart *r = container_of(x, struct twk_restart, x);
+
+	r->b_pending = twheel_timer_pending(&r->p[2].timer);
+	complete(&r->x_done);
+	return HRTIMER_NORESTART;
+}
+
+static int twk_restart_x_start(void *data)
+{
+	struct twk_restart *r = data;
+
+	hrtimer_start(&r->x, ktime_get() + 400 * (ktime_t)TWK_MS,
+		      HRTIMER_MODE_ABS_PINNED_SOFT);
+	return 0;
+}
+
+static void twk_restart_free(struct kunit_resource *res)
+{
+	struct twk_restart *r = res->data;
+
+	hrtimer_cancel(&r->x);
+}
+
+/*
+ * B, inside the window of A's tick: cancel A, the base's last timer (its
+ * hrtimer cannot be cancelled, its handler runs), then arm B' 5 ms out,
+ * which starts the hrtimer again, and B 3 s out, and cancel B'.
+ */
+static int twk_restart_b(void *data)
+{
+	struct twk_restart *r = data;
+	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+
+	while (twheel_delay_hits(TWHEEL_DELAY_TICK) == r->hits &&
+	       ktime_get() < deadline)
+		cpu_relax();
+	r->a_ret = twheel_timer_cancel(&r->p[0].timer);
+	twheel_timer_start(&r->p[1].timer, 5 * TWK_MS, 0, TWHEEL_MODE_REL);
+	twheel_timer_start(&r->p[2].timer, 3 * NSEC_PER_SEC, 0, TWHEEL_MODE_REL);
+	twheel_timer_cancel(&r->p[1].timer);
+	complete(&r->acted);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/*
+ * A base's hrtimer is off its queue while the handler runs, so another
+ * CPU may start it again before the handler takes the base lock.  The
+ * handler must then move that arming to the expiry it computes, not
+ * rewrite the expiry of a queued hrtimer: that would leave it out of
+ * order in the CPU's queue, where it holds back every soft hrtimer of
+ * the CPU due before its new expiry.  Here x, due in 400 ms on A's
+ * CPU, must not wait for twheel's B, 3 s out: B is still pending when x
+ * fires.
+ */
+static void twheel_tick_restarted_while_running_keeps_queue_order(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_threads *th;
+	struct twk_restart *r;
+	struct task_struct *h;
+	unsigned int a, b;
+	struct twheel *w;
+
+	twk_two_cpus(test, &a, &b);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	init_completion(&r->acted);
+	init_completion(&r->x_done);
+	twheel_hrtimer_setup(&r->x, twk_restart_x, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_ABS_PINNED_SOFT);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_restart_free,
+							 GFP_KERNEL, r));
+	w = twk_wheel_flags(test, ctx, TWK_MS, TWHEEL_CREATE_SINGLE_BASE);
+	r->p = twk_probes(test, ctx, w, 3, twk_cb_record);
+	th = twk_threads(test, 1);
+	h = twk_thread_create(test, th, 0, b, twk_restart_b, r);
+
+	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(a, twk_restart_x_start, r, false), 0);
+	r->hits = twheel_delay_hits(TWHEEL_DELAY_TICK);
+	twheel_delay_set(TWHEEL_DELAY_TICK, 50000);
+	wake_up_process(h);
+	/* A on A's CPU: the single base's hrtimer is queued there */
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &r->p[0], 0,
+					 ktime_get() + 2 * TWK_MS), 0);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&r->acted, TWK_TIMEOUT_MS), 0UL);
+	twheel_delay_set(TWHEEL_DELAY_TICK, 0);
+	KUNIT_ASSERT_EQ_MSG(test, r->a_ret, 1, "B missed the window");
+	KUNIT_ASSERT_NE(test, twk_wait_done(&r->x_done, TWK_TIMEOUT_MS), 0UL);
+	KUNIT_EXPECT_TRUE_MSG(test, r->b_pending,
+			      "x waited for twheel's hrtimer, due 3 s out");
+	KUNIT_EXPECT_EQ(test, atomic_read(&r->p[0].fires), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+#else
+static void twheel_tick_restarted_while_running_keeps_queue_order(struct kunit *test)
+{
+	kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
+}
+#endif
+
 /* Set the migration window's delay point; false if the build has none. */
 static bool twk_set_migrate_delay(unsigned int us)
 {
@@ -4444,6 +4564,7 @@ static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE_PARAM(twheel_timer_modify_other_cpu_picks_base_by_flags,
 			 twk_move_gen_params),
 	KUNIT_CASE(twheel_timer_modify_running_callback_stays_on_base),
+	KUNIT_CASE(twheel_tick_restarted_while_running_keeps_queue_order),
 	KUNIT_CASE_PARAM(twheel_timer_ops_wait_for_migrating_timer,
 			 twk_win_gen_params),
 	KUNIT_CASE_PARAM(twheel_create_flags_callback_concurrency,

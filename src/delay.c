@@ -16,6 +16,7 @@
  * busy-waits: the points sit in softirq context or with interrupts off,
  * and under no lock.
  */
+#include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/export.h>
@@ -26,11 +27,13 @@
 #define TWHEEL_DELAY_MAX_US	100000
 
 static u32 twheel_delay_us[TWHEEL_NR_DELAYS];
+static atomic_t twheel_delay_hit[TWHEEL_NR_DELAYS];
 
 static const char *const twheel_delay_names[TWHEEL_NR_DELAYS] = {
 	[TWHEEL_DELAY_CALLBACK] = "callback_us",
 	[TWHEEL_DELAY_EVENT_QUEUED] = "event_queued_us",
 	[TWHEEL_DELAY_MIGRATE] = "migrate_us",
+	[TWHEEL_DELAY_TICK] = "tick_us",
 };
 
 void twheel_delay(enum twheel_delay_point point)
@@ -40,6 +43,7 @@ void twheel_delay(enum twheel_delay_point point)
 
 	if (!us)
 		return;
+	atomic_inc(&twheel_delay_hit[point]);
 	mdelay(us / 1000);
 	udelay(us % 1000);
 }
@@ -59,6 +63,22 @@ void twheel_delay_set(enum twheel_delay_point point, u32 us)
 	WRITE_ONCE(twheel_delay_us[point], us);
 }
 EXPORT_SYMBOL_GPL(twheel_delay_set);
+
+/**
+ * twheel_delay_hits() - how many times a delay point has delayed
+ * @point: the delay point
+ *
+ * For KUnit cases that must act while another CPU sits in a window: they
+ * wait for the count to move.  Only in builds with TWHEEL_DEBUG=1.
+ *
+ * Context: any context.
+ * Return: the number of delays at @point since the module was loaded.
+ */
+unsigned int twheel_delay_hits(enum twheel_delay_point point)
+{
+	return atomic_read(&twheel_delay_hit[point]);
+}
+EXPORT_SYMBOL_GPL(twheel_delay_hits);
 
 void twheel_delay_init(struct dentry *root)
 {

@@ -58,7 +58,8 @@
  * the base's own CPU: another CPU that needs it earlier kicks that CPU with
  * a work item (twheel_program()), so a base's callbacks run on its CPU
  * while that CPU is online.  The handler itself re-arms it by returning
- * HRTIMER_RESTART (twheel_tick_program()).
+ * HRTIMER_RESTART, or restarts it if it was started again before the
+ * handler took the base lock (twheel_tick_rearm()).
  *
  * Callbacks
  * ---------
@@ -475,13 +476,34 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 }
 
 /*
- * twheel_program() for the handler on its way out: its own hrtimer is not
- * enqueued, and nobody else starts it while @in_tick is set (see
- * twheel_program()), so it is re-armed by returning HRTIMER_RESTART,
+ * Re-arm the handler's own hrtimer for @expires on its way out.  Nobody
+ * starts it while @in_tick is set (see twheel_program()), so it is
+ * normally off its queue and is re-armed by returning HRTIMER_RESTART,
  * which the hrtimer core does under the lock it already holds, rather
- * than by hrtimer_start().  Should somebody start it between our unlock
- * and the return, the core leaves that arming alone.
+ * than by hrtimer_start(); should somebody start it between our unlock
+ * and the return, the core leaves that arming alone.  But between the
+ * core taking it off its queue and the handler taking the base lock,
+ * twheel_program() may have started it again (a cancel of the base's last
+ * timer could not stop it, an arm then started it).  The expiry of a
+ * queued hrtimer must not be rewritten, or it would sit out of order in
+ * its CPU's queue and hold back the soft hrtimers due before it: restart
+ * it instead.
  */
+static enum hrtimer_restart twheel_tick_rearm(struct twheel_base *base,
+					      ktime_t expires)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (hrtimer_is_queued(&base->tick)) {
+		hrtimer_start(&base->tick, expires,
+			      HRTIMER_MODE_ABS_PINNED_SOFT);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_set_expires(&base->tick, expires);
+	return HRTIMER_RESTART;
+}
+
+/* twheel_program() for the handler on its way out */
 static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 						u64 tick)
 {
@@ -493,8 +515,7 @@ static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 	base->programmed = tick;
 	if (twheel_kick_remote(base))
 		return HRTIMER_NORESTART;
-	hrtimer_set_expires(&base->tick, twheel_tick_end(base->wheel, tick));
-	return HRTIMER_RESTART;
+	return twheel_tick_rearm(base, twheel_tick_end(base->wheel, tick));
 }
 
 /* Take a pending timer off its base's engine or expired list. */
@@ -649,6 +670,8 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	ktime_t now;
 	u64 clk, upto;
 
+	/* the hrtimer is off its queue: twheel_program() may start it again */
+	twheel_delay(TWHEEL_DELAY_TICK);
 	twheel_expiry_lock(base);
 	spin_lock_irq(&base->lock);
 	base->programmed = TW_NO_TICK;
@@ -677,8 +700,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 		 * pass's expiry check uses the time it started at).
 		 */
 		base->programmed = tw_engine_clk(&base->engine);
-		hrtimer_set_expires(hrt, ktime_get());
-		ret = HRTIMER_RESTART;
+		ret = twheel_tick_rearm(base, ktime_get());
 	} else {
 		ret = twheel_tick_program(base,
 					  tw_engine_next_lower_bound(&base->engine));

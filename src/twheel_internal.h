@@ -67,6 +67,8 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_EVENT_QUEUED,
 	/* facility: a timer is migrating between bases, neither lock held */
 	TWHEEL_DELAY_MIGRATE,
+	/* facility: a base's hrtimer fired, its handler has no lock yet */
+	TWHEEL_DELAY_TICK,
 	TWHEEL_NR_DELAYS
 };
 
@@ -74,6 +76,7 @@ enum twheel_delay_point {
 void twheel_delay(enum twheel_delay_point point);
 void twheel_delay_init(struct dentry *root);
 void twheel_delay_set(enum twheel_delay_point point, u32 us);
+unsigned int twheel_delay_hits(enum twheel_delay_point point);
 #else
 static inline void twheel_delay(enum twheel_delay_point point) { }
 static inline void twheel_delay_init(struct dentry *root) { }

@@ -1476,8 +1476,10 @@ void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	/* If we move to another CPU right now, that base is as good. */
 	struct twheel_base *base = twheel_cpu_base(wheel,
 						   raw_smp_processor_id());
+	bool contended = twheel_base_lock(base, &bl->flags);
 
-	base->stats.contended += twheel_base_lock(base, &bl->flags);
+	/* Not "+= twheel_base_lock()": C may read the counter before the call. */
+	base->stats.contended += contended;
 	bl->base = base;
 	bl->now = ktime_get();
 	twheel_forward(base);

@@ -819,7 +819,7 @@ TEST_F(twheel, batch_bad_records_in_middle)
 	op_arm(&ops[6], 0, NSEC_PER_SEC, self->api.out_tick_ns - 1, 16); /* period < tick */
 	op_arm(&ops[7], 0, 3600 * NSEC_PER_SEC, 0, 17);
 	op_arm(&ops[8], 0, 3600 * NSEC_PER_SEC, 0, 18);
-	ops[8].op = 99;					/* unknown operation */
+	ops[8].op = UINT32_MAX;			/* unknown, the largest code */
 	ops[8].handle = 0x1234;
 	h8 = ops[8].handle;
 	op_arm(&ops[9], 0, 1ULL << 63, 0, 19);		/* negative expiry */

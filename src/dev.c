@@ -156,9 +156,6 @@ static DEFINE_MUTEX(twheel_users_mutex);
 
 struct twheel_uchunk;
 
-/* A record whose unknown fields are not zero: fails with E2BIG. */
-#define TWHEEL_OP_E2BIG		U32_MAX
-
 /* What became of a batch record (struct twheel_batch_run::state). */
 enum twheel_rec_state {
 	TWHEEL_REC_FAILED,	/* @ret is its errno */
@@ -174,6 +171,9 @@ enum twheel_rec_state {
  * @ut:    the timer of each record (new for ARM)
  * @ret:   the errno of each failed record (0 for a success), to report
  * @state: enum twheel_rec_state of each record
+ * @e2big: the records with unknown fields set, to fail with E2BIG (their
+ *         @ops entry is zeroed): a flag apart, as every value of an
+ *         operation code may come from userspace
  * @freed: timers its CANCELs freed and not yet uncharged
  */
 struct twheel_batch_run {
@@ -181,6 +181,7 @@ struct twheel_batch_run {
 	struct twheel_utimer *ut[TWHEEL_BATCH_RUN];
 	int ret[TWHEEL_BATCH_RUN];
 	u8 state[TWHEEL_BATCH_RUN];
+	DECLARE_BITMAP(e2big, TWHEEL_BATCH_RUN);
 	unsigned int freed;
 };
 
@@ -984,8 +985,7 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 				ut->claimed = 1;
 			break;
 		default:
-			/* TWHEEL_OP_E2BIG: a record with unknown fields set */
-			ret = op->op == TWHEEL_OP_E2BIG ? -E2BIG : -EINVAL;
+			ret = test_bit(i, run->e2big) ? -E2BIG : -EINVAL;
 			break;
 		}
 		if (ret == -ENOMEM) {
@@ -1189,7 +1189,7 @@ efault:
 /*
  * Copy a run of records in.  Returns how many could be read: fewer than
  * @n when one could not (EFAULT stops the batch before that record).  A
- * record with unknown fields set becomes TWHEEL_OP_E2BIG, to fail alone.
+ * record with unknown fields set is marked in @e2big, to fail alone.
  */
 static unsigned int twheel_batch_copy_in(struct twheel_batch_run *run,
 					 const u8 __user *uops, u32 op_size,
@@ -1198,6 +1198,7 @@ static unsigned int twheel_batch_copy_in(struct twheel_batch_run *run,
 	unsigned int i;
 	int ret;
 
+	bitmap_zero(run->e2big, TWHEEL_BATCH_RUN);
 	if (op_size == sizeof(run->ops[0]) &&
 	    !copy_from_user(run->ops, uops, n * op_size))
 		return n;
@@ -1206,7 +1207,7 @@ static unsigned int twheel_batch_copy_in(struct twheel_batch_run *run,
 					    uops + (size_t)i * op_size, op_size);
 		if (ret == -E2BIG) {
 			memset(&run->ops[i], 0, sizeof(run->ops[i]));
-			run->ops[i].op = TWHEEL_OP_E2BIG;
+			__set_bit(i, run->e2big);
 		} else if (ret) {
 			break;
 		}

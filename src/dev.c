@@ -19,8 +19,9 @@
  * DOC: Timer table, events and batches
  *
  * The timer table: a file's timers live in page-sized chunks (struct
- * twheel_uchunk), allocated as the file needs them, charged to the opener's
- * memory cgroup and kept until the file is closed.  An entry's index in
+ * twheel_uchunk), allocated as the file needs them, charged to the memory
+ * cgroup of the task whose call allocates them (as a pipe's buffers are)
+ * and kept until the file is closed.  An entry's index in
  * the table is the lower half of its handle; its generation, bumped each
  * time the entry is freed, the upper half, so a stale handle never names a
  * newer timer.  Free entries form a stack through their @next link, so a

@@ -196,7 +196,9 @@ struct twheel_arm {
  * @spec: its new expiry, period, slack and cookie
  *
  * Re-arms an existing timer in O(1).  An event of the timer that was not
- * read yet is withdrawn, as a re-armed timerfd discards its count.
+ * read yet is withdrawn, as a re-armed timerfd discards its count (one that
+ * a read() in another thread has already taken off the file is that
+ * read()'s).
  */
 struct twheel_modify {
 	__u32 size;
@@ -218,7 +220,10 @@ struct twheel_modify {
  * @__reserved: must be 0
  *
  * Cancels and frees the timer.  After the ioctl returns no event of it is
- * read, even one that was already queued, and the handle is invalid.  A
+ * read, even one that was already queued, and the handle is invalid; only
+ * a read() running in another thread may still return an event of a
+ * periodic timer that it took off the file before the cancel (of a
+ * one-shot timer, the cancel then fails with ENOENT).  A
  * periodic timer is armed until it is cancelled: its status is always
  * TWHEEL_CANCEL_PENDING, even while its callback runs or an event of it
  * waits.  A one-shot timer reports TWHEEL_CANCEL_FIRED once its expiry

@@ -224,11 +224,13 @@ static struct twheel_batch_op *libtwheel_batch_slot(struct libtwheel_batch *b,
 		if (!b->ops)
 			cap = b->capacity ? b->capacity :
 					    LIBTWHEEL_BATCH_DEFAULT_CAPACITY;
-		else if (b->capacity > SIZE_MAX / 2 / sizeof(*op))
+		else if (b->capacity > SIZE_MAX / 2)
 			cap = 0;
 		else
 			cap = b->capacity * 2;
-		op = cap ? realloc(b->ops, cap * sizeof(*op)) : NULL;
+		/* the caller's hint, as the doubling, may not fit in bytes */
+		op = cap && cap <= SIZE_MAX / sizeof(*op) ?
+		     realloc(b->ops, cap * sizeof(*op)) : NULL;
 		if (!op) {
 			*err = -ENOMEM;
 			return NULL;

@@ -147,7 +147,8 @@ LIBTWHEEL_EXPORT int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
  * Replaces expiry, period, slack and cookie in O(1).  An event of the timer
  * that was not read yet is withdrawn.
  *
- * Return: 0, or -ENOENT (no such timer in this file), -EINVAL, -EFAULT.
+ * Return: 0, or -ENOENT (no such timer in this file), -EINVAL, -EFAULT,
+ * -ENOMEM (the first periodic timer of a table chunk needs memory).
  */
 LIBTWHEEL_EXPORT int libtwheel_modify(int fd, uint64_t handle,
 				      const struct twheel_timer_spec *spec);
@@ -212,7 +213,8 @@ LIBTWHEEL_EXPORT ssize_t libtwheel_read_events(int fd, struct twheel_event *evs,
  *             untouched
  * @failed:    processed records whose out_result is a negative errno
  * @max_batch: most records per ioctl; 0 until the first submit asks the
- *             kernel (libtwheel_api()), may be lowered by the caller
+ *             kernel (libtwheel_api(), which also checks the ABI version),
+ *             may be lowered by the caller after that
  * @owned:     the library allocated @ops and grows it as needed
  *
  * Set one up with libtwheel_batch_init(), append records with

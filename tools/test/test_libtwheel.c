@@ -321,6 +321,13 @@ static void test_buffers(void)
 	ok(b.count == 0 && b.done == 0 && b.ops, "reset keeps the array");
 	libtwheel_batch_free(&b);
 	ok(!b.ops && !b.count, "free empties the buffer");
+
+	/* a hint whose size in bytes does not fit in a size_t */
+	libtwheel_batch_init(&b, NULL, SIZE_MAX / sizeof(*b.ops) + 1);
+	r = libtwheel_batch_arm(&b, &one_ms);
+	ok(r == -ENOMEM && !b.count && !b.ops,
+	   "a first allocation of more than SIZE_MAX bytes is -ENOMEM (r=%zd)", r);
+	libtwheel_batch_free(&b);
 }
 
 static void test_split(void)

@@ -230,7 +230,13 @@ static int cmd_arm(int argc, char **argv)
 	       (u64)handle, (u64)q.out_expires, (double)q.out_remaining / NSEC_PER_USEC,
 	       q.out_state);
 	fflush(stdout);
-	if (abs_mode && q.out_expires != expires)
+	/*
+	 * A timer that fired in between reports no expiry (one-shot) or one
+	 * of its next periods.
+	 */
+	if (abs_mode && (q.out_state & TWHEEL_QUERY_PENDING) &&
+	    (period ? q.out_expires < expires || (q.out_expires - expires) % period :
+		      q.out_expires != expires))
 		die("query reports expiry %llu, armed for %llu", (u64)q.out_expires,
 		    expires);
 

@@ -136,4 +136,19 @@ for e in scheme6 lawn; do
 	check "twheel_sample fires 10 times on $e, none early" sample_fired
 	check "twheel_sample unloads ($e)" rmmod twheel_sample
 done
+
+# twheelctl arm --abs checks the expiry QUERY reports; with 10 us ticks a
+# timer due now has fired by then, which the check must allow (a one-shot
+# timer reports none, a periodic one its next period).
+unload twheel
+load twheel tick_ns=10000
+arm_due_now() {
+	_i=0
+	while [ "$_i" -lt 20 ]; do
+		twheelctl arm -a 0 >/dev/null || return 1
+		twheelctl arm -a -p 1 -n 2 0 >/dev/null || return 1
+		_i=$((_i + 1))
+	done
+}
+check "twheelctl arm --abs of a timer due now, 20 times" arm_due_now
 check "twheel unloads" rmmod twheel

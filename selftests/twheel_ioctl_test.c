@@ -534,7 +534,6 @@ TEST_F(twheel, query_periodic)
 	uint64_t p = period_of(&self->api, 50);
 	struct twheel_query q;
 	uint64_t h = 0;
-	int i;
 
 	test_ioctl_arm(self->fd, 0, 5 * NSEC_PER_SEC, p, 0, ~0ULL, &h);
 	test_ioctl_query(self->fd, h, &q);
@@ -544,18 +543,13 @@ TEST_F(twheel, query_periodic)
 	EXPECT_LT(0, q.out_remaining);
 
 	/*
-	 * With an event waiting it is still pending: it re-armed itself.
-	 * (Not for the microseconds its callback runs, every 50 ms: a
-	 * second look settles that.)
+	 * With an event waiting it is still pending: it re-armed itself, and
+	 * while its callback runs it counts as pending too (the header: a
+	 * periodic timer is always pending).
 	 */
 	test_ioctl_modify(self->fd, h, 0, 0, p, 0, 5);
 	wait_events_queued(_metadata, self->fd, &h, 1);
-	for (i = 0; i < 3; i++) {
-		test_ioctl_query(self->fd, h, &q);
-		if (q.out_state & TWHEEL_QUERY_PENDING)
-			break;
-		poll_interval();
-	}
+	test_ioctl_query(self->fd, h, &q);
 	EXPECT_EQ(TWHEEL_QUERY_PENDING | TWHEEL_QUERY_EVENT, q.out_state);
 	EXPECT_EQ(p, q.out_period);
 	EXPECT_EQ(5, q.out_cookie);
@@ -1382,8 +1376,8 @@ TEST_F(twheel, oneshot_past_fires_promptly)
 	test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, at[1], 0, 0, 1, &h[1]);
 	test_ioctl_arm(self->fd, TWHEEL_ARM_ABS, at[2], 0, 0, 2, &h[2]);
 	test_ioctl_arm(self->fd, 0, 0, 0, 0, 3, &h[3]);
-	/* promptly: well within 2 s even under TCG */
-	ASSERT_EQ(4, collect(_metadata, self->fd, ev, 4, 4, 2000));
+	/* how soon is logged, not asserted: TCG hosts vary */
+	ASSERT_EQ(4, collect(_metadata, self->fd, ev, 4, 4, EVENT_WAIT_MS));
 	t1 = now_ns();
 	TH_LOG("4 past timers delivered %llu us after arming",
 	       (unsigned long long)(t1 - t0) / 1000);
@@ -1928,6 +1922,7 @@ struct blocked_reader {
 	int fd;
 	pid_t tid;
 	int started;	/* __atomic */
+	int returned;	/* __atomic */
 	ssize_t ret;
 	int err;
 	struct twheel_event ev;
@@ -1941,6 +1936,7 @@ static void *blocked_reader_fn(void *arg)
 	__atomic_store_n(&r->started, 1, __ATOMIC_RELEASE);
 	r->ret = read(r->fd, &r->ev, sizeof(r->ev));
 	r->err = errno;
+	__atomic_store_n(&r->returned, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -1968,36 +1964,36 @@ static char thread_state(pid_t tid)
  * Every fd of the file is closed while another thread sleeps in read() on
  * one of them.  Linux keeps the file alive for the running read(), so the
  * timer still fires and that read() returns its event; the file is freed
- * when it returns.
+ * when it returns.  The timer is armed once the reader sleeps, and if it
+ * fired before both closes were done (a host that stalled for 200 ms),
+ * the case did not happen: skip rather than pass.
  */
 TEST_F(twheel, close_while_reader_blocked)
 {
 	struct blocked_reader r = { 0 };
 	uint64_t deadline, h;
+	bool closed_first;
 	pthread_t th;
 	char st = 0;
 
 	r.fd = dup(self->fd);
 	ASSERT_LE(0, r.fd);
-	test_ioctl_arm(self->fd, 0, 500 * NSEC_PER_MSEC, 0, 0, 99, &h);
 	ASSERT_EQ(0, pthread_create(&th, NULL, blocked_reader_fn, &r));
 	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
-	for (;;) {
-		if (__atomic_load_n(&r.started, __ATOMIC_ACQUIRE)) {
-			st = thread_state(r.tid);
-			if (st == 'S')
-				break;
-		}
-		if (!ms_until(deadline))
-			break;
+	while (st != 'S' && ms_until(deadline)) {
 		poll_interval();
+		if (__atomic_load_n(&r.started, __ATOMIC_ACQUIRE))
+			st = thread_state(r.tid);
 	}
-	if (st != 'S')
-		TH_LOG("reader state '%c': closing anyway", st ? st : '?');
+	ASSERT_EQ('S', st) TH_LOG("the reader never slept in read()");
+	test_ioctl_arm(self->fd, 0, 200 * NSEC_PER_MSEC, 0, 0, 99, &h);
 	ASSERT_EQ(0, close(r.fd));
 	ASSERT_EQ(0, close(self->fd));
 	self->fd = -1;
+	closed_first = !__atomic_load_n(&r.returned, __ATOMIC_ACQUIRE);
 	ASSERT_EQ(0, pthread_join(th, NULL));
+	if (!closed_first)
+		SKIP(return, "the timer fired before the fds were closed");
 	ASSERT_EQ(EV_SIZE, r.ret) TH_LOG("read: %s", strerror(r.err));
 	EXPECT_EQ(h, r.ev.handle);
 	EXPECT_EQ(99, r.ev.cookie);

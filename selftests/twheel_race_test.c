@@ -602,6 +602,9 @@ static void mid_callback_rounds(struct __test_metadata *_metadata, int fd,
 	       round, n, (unsigned long long)((now_ns() - start) / NSEC_PER_MSEC),
 	       ops_done, modify ? "modifies" : "cancels", waited,
 	       delays ? CALLBACK_DELAY_US : 0);
+	/* with the delay point, some call must have met a callback */
+	if (delays)
+		EXPECT_LT(0, waited);
 
 	/* The sentinel: due now, so in a pass after every one of the rounds. */
 	test_ioctl_arm(fd, 0, 0, 0, 0, SENTINEL_COOKIE, &s);

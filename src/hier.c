@@ -44,7 +44,10 @@
  * and never moves: range scheduling (tw_wheel_pick_key()) prefers keys
  * with the most trailing zero bits, so a timer whose allowed range covers
  * a whole bucket of the level it lands on is put on that bucket's start
- * and fires from there without a cascade.  A node alone in its slot
+ * and fires from there without a cascade, unless an advance stops at the
+ * block start without handing it out (the facility's clock forward to the
+ * next lower bound does, while that tick is in progress): then it moves
+ * down once, and still fires on time.  A node alone in its slot
  * that is due in the advance reaching the cascade point, with nothing
  * earlier left below it, is handed out directly too: a sparse wheel woken
  * for its next far timer does not move it down level by level first.
@@ -66,8 +69,11 @@
  *
  * Costs
  * -----
- * insert, remove: O(1) (an fls64(), a list link, one or two bits); move
- * later on an upper level: O(1), one write to the node.
+ * insert, remove: O(1) (an fls64(), a list link, one or two bits), but a
+ * removal that empties the slot of the first level-0 key searches the
+ * bitmaps for the next one: a few words up to 4096 slots, beyond that a
+ * pass over the summary bitmap, one word per 4096 slots; move later on an
+ * upper level: O(1), one write to the node.
  * advance: per handed-out node O(1); per cascade point O(levels) plus
  * O(1) per moved node; empty stretches are skipped from the bitmaps.  A
  * tickless caller's advance to just past the first level-0 key, with no
@@ -75,7 +81,8 @@
  * node.
  * next_lower_bound(): O(levels): the earlier of the first level-0 key
  * (exact) and the key bound of the first occupied upper slot (lowered by
- * inserts, left by removals, as wheel.c's slot bounds), so a far timer
+ * inserts, left by removals and by moves to a later key in place, as
+ * wheel.c's slot bounds), so a far timer
  * wakes its caller once, when it is due, and its cascades are done by that
  * same advance.
  * next_key(): as next_lower_bound, plus one walk of the first occupied
@@ -794,7 +801,8 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
  *
  * O(levels), from the bitmaps and slot bounds only: the earlier of the
  * first level-0 tick (exact) and the key bound of the first occupied
- * upper slot (exact unless a node was removed from that slot): its own
+ * upper slot (exact unless a node was removed from that slot or moved
+ * later in place): its own
  * cascades are done by the advance that hands it out, so a far timer
  * costs one wakeup, not one per level.  O(1) when the first level-0 key
  * comes before the cached cascade point, which no upper key precedes.

@@ -1332,6 +1332,10 @@ static void twk_cb_periodic(struct twheel_timer *timer)
 	ktime_t next = twheel_timer_expires(timer) + (ktime_t)p->data;
 	int ret = 0;
 
+	/* each run is for the expiry the previous one asked for, exactly */
+	if (twheel_timer_expires(timer) != p->want)
+		atomic_inc(&p->ctx->errors);
+	p->want = next;
 	twk_record(p);
 	if (atomic_read(&p->fires) >= (int)p->limit)
 		return;
@@ -1373,6 +1377,7 @@ static void twheel_callback_rearms_itself_periodically(struct kunit *test)
 			-EINVAL);
 	/* Fixed before arming: the first run may re-arm before a read-back. */
 	first = ktime_add_ns(ktime_get(), 2 * tick);
+	p->want = first;
 	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p->timer, first, 0, TWHEEL_MODE_ABS), 0);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, n, TWK_TIMEOUT_MS));
 	/* The last run did not restart: nothing pending, nothing running. */
@@ -1381,8 +1386,8 @@ static void twheel_callback_rearms_itself_periodically(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->errors), 0);
 	/* twk_record() checks each run against the expiry in force */
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
-	/* The last expiry is n - 1 periods after the first, and was honoured. */
-	KUNIT_EXPECT_GE(test, ktime_get(), first + (ktime_t)((n - 1) * p->data));
+	/* The n runs were one period apart: the next would be n periods on. */
+	KUNIT_EXPECT_EQ(test, p->want, first + (ktime_t)(n * p->data));
 	st = twk_stats(w);
 	KUNIT_EXPECT_EQ(test, st.fired, (u64)n);
 	KUNIT_EXPECT_EQ(test, st.armed, (u64)n);

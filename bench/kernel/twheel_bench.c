@@ -237,6 +237,17 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * Item @j of repetition @r's order over @n implementations (or cases):
+ * each repetition starts one further on and every other one runs in
+ * reverse, so that none always runs first, nor always after the same one
+ * (whose frees or cache state it might inherit).
+ */
+static unsigned int rep_order(unsigned int r, unsigned int j, unsigned int n)
+{
+	return (r & 1 ? r + n - 1 - j : r + j) % n;
+}
+
 static u64 median(u64 *v, unsigned int n)
 {
 	if (!n)
@@ -613,9 +624,10 @@ static u64 t_end(u64 t0)
 
 /*
  * The implementations of one case are populated side by side and each
- * repetition runs all of them in turn, in an order rotated from one
- * repetition to the next: a slow spell of the (shared, noisy) host hits
- * every implementation of a repetition alike instead of one whole case.
+ * repetition runs all of them in turn, in an order that changes from one
+ * repetition to the next (rep_order()): a slow spell of the (shared,
+ * noisy) host hits every implementation of a repetition alike instead of
+ * one whole case.
  */
 
 /* Populate times (ns per timer) by impl and N index, for the fire suite. */
@@ -911,7 +923,7 @@ static void ops_n(const bool *want_in, unsigned long n, int nidx, bool short_del
 		for (j = 0; j < ob.npick; j++)
 			swap(pool[j], pool[j + (rnd() >> 32) % (n - j)]);
 		for (k = 0; k < IMPL_NR; k++) {
-			impl = (r + k) % IMPL_NR;
+			impl = rep_order(r, k, IMPL_NR);
 			if (sd[impl].on)
 				ops_rep(impl, sd[impl].arr, n, b, &ob,
 					sd[impl].res + r * OP_NR);
@@ -983,7 +995,7 @@ static void setcancel_n(const bool *want_in, unsigned long n)
 		for (k = 0; k < IMPL_NR; k++) {
 			u64 sum = 0;
 
-			impl = (r + k) % IMPL_NR;
+			impl = rep_order(r, k, IMPL_NR);
 			if (!sd[impl].on)
 				continue;
 			for (done = 0; done < sc_pairs; done += CHUNK) {
@@ -1232,7 +1244,7 @@ static void fire_n(const bool *want_in, unsigned long n, int nidx)
 	}
 	for (r = 0; r < nrep; r++)
 		for (k = 0; k < IMPL_SL; k++) {
-			impl = (r + k) % IMPL_SL;
+			impl = rep_order(r, k, IMPL_SL);
 			if (!want[impl] || failed[impl])
 				continue;
 			if (fire_one(impl, arr, n, &delay[impl], &wl[impl][ok[impl]],
@@ -1426,9 +1438,9 @@ static int tick_one(unsigned long n, union btimer *arr, u32 *off,
 	} while (0)
 
 /*
- * @reps repetitions; each runs every N once, in an order rotated by one
- * from the repetition before, so that a slow stretch of the host lands
- * on different N in different repetitions.
+ * @reps repetitions; each runs every N once, in the order of rep_order(),
+ * so that a slow stretch of the host lands on different N in different
+ * repetitions.
  */
 static void tick_suite(void)
 {
@@ -1448,7 +1460,7 @@ static void tick_suite(void)
 		goto out;
 	for (r = 0; r < reps; r++)
 		for (j = 0; j < ns_count; j++) {
-			k = (r + j) % ns_count;
+			k = rep_order(r, j, ns_count);
 			if (ns[k] && !tick_one(ns[k], arr, off, &res[k][ok[k]]))
 				ok[k]++;
 		}
@@ -1540,7 +1552,7 @@ static void wakeups_suite(void)
 		goto out;
 	for (r = 0; r < reps; r++)
 		for (j = 0; j < WAKE_NR; j++) {
-			c = (r + j) % WAKE_NR;
+			c = rep_order(r, j, WAKE_NR);
 			if (!wakeups_one(c, t, &v[c][ok[c]]))
 				ok[c]++;
 		}
@@ -1748,8 +1760,7 @@ static int mixed_case(int impl, unsigned int slack_pct, struct mix_res *res)
 
 /*
  * @reps repetitions; each runs every wanted case once (twheel and hrtimer
- * without and with slack, timer_list), in an order rotated by one from
- * the repetition before.
+ * without and with slack, timer_list), in the order of rep_order().
  */
 static void mixed_suite(const bool *want)
 {
@@ -1779,7 +1790,7 @@ static void mixed_suite(const bool *want)
 		return;
 	for (r = 0; r < reps; r++)
 		for (j = 0; j < nc; j++) {
-			c = idx[(r + j) % nc];
+			c = idx[rep_order(r, j, nc)];
 			if (!mixed_case(mc[c].impl, mc[c].slack ? mix_slack_pct : 0,
 					&res[c][ok[c]]))
 				ok[c]++;
@@ -1999,7 +2010,7 @@ static void spread_n(unsigned long n, u64 span_ticks)
 	}
 	for (r = 0; r < reps; r++)
 		for (k = 0; k < nv; k++) {
-			unsigned int x = (r + k) % nv;
+			unsigned int x = rep_order(r, k, nv);
 
 			if (!spread_one(vs[x], arr, off, n, span_ns, &res[x][ok[x]]))
 				ok[x]++;
@@ -2204,7 +2215,7 @@ static void late_suite(void)
 		memset(ok, 0, sizeof(ok));
 		for (r = 0; r < reps; r++)
 			for (k = 0; k < nv; k++) {
-				x = (r + k) % nv;
+				x = rep_order(r, k, nv);
 				if (!late_one(vs[x], arr, n, scen, q[x][ok[x]]))
 					ok[x]++;
 			}
@@ -2401,7 +2412,7 @@ static void ratas_units_n(unsigned long units)
 	}
 	for (r = 0; r < reps; r++)
 		for (k = 0; k < nv; k++) {
-			unsigned int x = (r + k) % nv;
+			unsigned int x = rep_order(r, k, nv);
 
 			if (!ratas_one(vs[x], arr, units, a[x][ok[x]], z[x][ok[x]]))
 				ok[x]++;

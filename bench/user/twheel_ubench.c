@@ -1652,9 +1652,11 @@ int main(int argc, char **argv)
 			}
 		}
 		/*
-		 * Every repetition runs every implementation, in an order
-		 * rotated by one from the repetition before, so that a slow
-		 * stretch of the host does not land on one of them only.
+		 * Every repetition runs every implementation, starting one
+		 * further on than the repetition before and every other one
+		 * in reverse, so that a slow stretch of the host does not land
+		 * on one of them only and none always runs after the same one
+		 * (whose frees it would see in its memory figures).
 		 */
 		for (r = 0; r < reps; r++)
 			for (j = 0; j < na; j++) {
@@ -1663,7 +1665,7 @@ int main(int argc, char **argv)
 				struct work w;
 				double *fld = &res.arm;
 
-				a = active[(j + r) % na];
+				a = active[(r & 1 ? r + na - 1 - j : r + j) % na];
 				work_make(&w, n);
 				if (!run_one(a, &w, o, &res)) {
 					for (f = 0; f < 8; f++)

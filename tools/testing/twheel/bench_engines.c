@@ -21,8 +21,10 @@
  * each comes first: the first replay of a case, whichever implementation ran
  * it, took up to twice as long as the next.  Repetitions are interleaved
  * (rep 1 of every implementation, then rep 2, ...), rep r starting with
- * implementation r (modulo their number) so that none always runs first or
- * after the same one, and the median is reported, with the spread (max -
+ * implementation r (modulo their number) and every other rep in reverse
+ * order, so that none always runs first or after the same one, and the
+ * median (of an even count, the mean of the middle two) is reported, with
+ * the spread (max -
  * min) / median, and the ratio to the heap: the median and the range of the
  * per-repetition ratios (repetition r of an implementation over repetition r
  * of the heap, in the same round).
@@ -676,7 +678,7 @@ static int cmp_double(const void *a, const void *b)
 static double median(double *v, int n)
 {
 	qsort(v, n, sizeof(double), cmp_double);
-	return v[n / 2];
+	return n & 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /*
@@ -747,8 +749,11 @@ static void bench(const char *name, const char *tag, u64 n, u64 range,
 	/* r == -1: the untimed warm-up round */
 	for (r = -1; r < reps; r++) {
 		for (i = 0; i < NR_IMPL; i++) {
-			/* each repetition starts with the next implementation */
-			k = (i + (r < 0 ? 0 : r)) % NR_IMPL;
+			/*
+			 * each repetition starts with the next implementation,
+			 * every other one in reverse order
+			 */
+			k = r < 0 ? i : (r & 1 ? r + NR_IMPL - 1 - i : r + i) % NR_IMPL;
 			if (!(impls & (1U << k)) || skip[k])
 				continue;
 			if (r < 0) {

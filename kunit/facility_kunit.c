@@ -3817,7 +3817,9 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	if (!cpu_is_hotpluggable(b))
 		kunit_skip(test, "cpu%u cannot go offline", b);
 	w = twk_wheel_flags(test, ctx, tick, 0);
-	p = twk_probes(test, ctx, w, nr + 1, twk_cb_cpu);
+	p = twk_probes(test, ctx, w, nr + 2, twk_cb_cpu);
+	/* p[nr + 1]: pinned to B, pending when B goes */
+	twheel_timer_setup(&p[nr + 1].timer, w, twk_cb_cpu, TWHEEL_TIMER_PINNED);
 	t0 = ktime_get();
 	for (i = 0; i < nr; i++) {
 		p[i].want = i < TWK_HP_NEAR ?
@@ -3825,7 +3827,9 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 			t0 + 10 * (ktime_t)NSEC_PER_SEC;
 		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[i], 0, p[i].want), 0);
 	}
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), (u64)nr);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[nr + 1], 0,
+					 t0 + 10 * (ktime_t)NSEC_PER_SEC), 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), (u64)nr + 1);
 
 	ret = remove_cpu(b);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);
@@ -3854,6 +3858,14 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, twk_wait_fired(ctx, TWK_HP_NEAR + 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p[nr].data, (u64)b);
 	KUNIT_EXPECT_GE(test, p[nr].fired_at, p[nr].want);
+	/*
+	 * The pinned timer went to A's base with B; armed again from B, it
+	 * goes to the base of the CPU that arms it next (kernel-api.rst).
+	 */
+	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, &p[nr + 1], 1,
+					 ktime_get() + 10 * (ktime_t)NSEC_PER_SEC), 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[nr + 1].timer), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), TWK_HP_NEAR + 1);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);

@@ -2031,8 +2031,13 @@ static unsigned long twheel_move_list(struct hlist_head *list,
 		u64 key = timer->node.key;
 
 		hlist_del_init(&timer->node.entry);
+		/*
+		 * Not PLACED any more: a pinned timer goes to the base of
+		 * the CPU that arms it next, not back to @to's every time.
+		 */
 		WRITE_ONCE(timer->state,
-			   (timer->state & TWHEEL_TS_BITS & ~TWHEEL_TS_EXPIRED) |
+			   (timer->state & TWHEEL_TS_BITS &
+			    ~(TWHEEL_TS_EXPIRED | TWHEEL_TS_PLACED)) |
 			   (to->index << TWHEEL_TS_BASE_SHIFT));
 		tw_engine_insert(&to->engine, &timer->node, key);
 		moved++;

@@ -504,12 +504,8 @@ static void tw_hier_slack_bucket_start_never_cascades(struct kunit *test)
 			fixed++;
 	}
 	/* fire them all one tick after their keys, as a tick handler does */
-	while (tw_engine_count(&t->e)) {
-		u64 moves = h->moves;
-
+	while (tw_engine_count(&t->e))
 		twe_advance(t, tw_engine_next_lower_bound(&t->e) + 1, 0);
-		KUNIT_EXPECT_GE(test, h->moves, moves);
-	}
 	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
 	KUNIT_EXPECT_EQ(test, fixed, 64U);
 	KUNIT_EXPECT_EQ(test, h->moves, 0ULL);

@@ -2705,7 +2705,8 @@ static void twheel_get_stats_counts_armed_fired_cancelled(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[2].timer, 2 * tick, 0, TWHEEL_MODE_REL), 0);
 	st = twk_stats(w);
 	KUNIT_EXPECT_EQ(test, st.armed, 3ULL);
-	KUNIT_EXPECT_LE(test, st.pending, 3ULL);	/* p[2] may have fired */
+	/* p[2] may have fired, and is counted once either way */
+	KUNIT_EXPECT_EQ(test, st.pending + st.fired, 3ULL);
 
 	/* modify of a pending timer is not a new arm */
 	KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p[0].timer, 11 * NSEC_PER_SEC, 0,
@@ -3652,7 +3653,6 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 	unsigned int a, b, k;
 	struct twk_win *r;
 	struct twheel *w;
-	bool delay;
 
 	twk_two_cpus(test, &a, &b);
 	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
@@ -3660,7 +3660,9 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 	w = twk_wheel_flags(test, ctx, tick, 0);
 	r->p = twk_probes(test, ctx, w, 1, twk_cb_record);
 	th = twk_threads(test, 2 * attempts);
-	delay = twk_set_migrate_delay(50000);
+	/* without the delay point the window would be hit by chance only */
+	if (!twk_set_migrate_delay(50000))
+		kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
 
 	/*
 	 * A vCPU can be descheduled by a loaded host (make check runs
@@ -3700,16 +3702,14 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
 		KUNIT_EXPECT_EQ(test, st.armed - st0.armed, 1ULL);
-		if (r->in_window || !delay)
+		if (r->in_window)
 			break;
 	}
-	if (delay)
-		twk_set_migrate_delay(0);
+	twk_set_migrate_delay(0);
 
-	kunit_info(test, "delay point %s, A in the window: %d (attempt %u)\n",
-		   delay ? "on" : "absent", r->in_window, min(k + 1, attempts));
-	if (delay)
-		KUNIT_EXPECT_TRUE(test, r->in_window);
+	kunit_info(test, "A in the window: %d (attempt %u)\n", r->in_window,
+		   min(k + 1, attempts));
+	KUNIT_EXPECT_TRUE(test, r->in_window);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 0);
 }
 
@@ -4233,8 +4233,7 @@ static void twheel_batch_stop_reports_pending_and_shuts_down(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p[0].timer));
 	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 2ULL);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
-	/* nothing fires, and the base's hrtimer went idle with the last stop */
-	KUNIT_EXPECT_FALSE(test, twk_wait_fired(ctx, 1, 20));
+	/* the base's hrtimer went idle with the last stop */
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
 }
 

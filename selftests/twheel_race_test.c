@@ -46,6 +46,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1001,6 +1002,105 @@ TEST_F(twheel_race, failed_read_wakes_poller)
 	EXPECT_EQ(STALL_EV_COOKIE, ev.cookie);
 	close(done[0]);
 	close(done[1]);
+}
+
+/* ---- a signal to a reader that waits for another reader ---- */
+
+struct waiting_read {
+	int fd;
+	pid_t tid;		/* __atomic */
+	ssize_t ret;
+	int err;
+	int done;		/* __atomic */
+	struct twheel_event ev;
+};
+
+static void *waiting_read_fn(void *arg)
+{
+	struct waiting_read *w = arg;
+
+	__atomic_store_n(&w->tid, gettid(), __ATOMIC_RELEASE);
+	w->ret = read(w->fd, &w->ev, EV_SIZE);
+	w->err = errno;
+	__atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void sigusr1_caught(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * A second reader waits for the first, whose copy to user space waits in
+ * a page fault (userfaultfd), while an event waits for it.  A signal it
+ * catches (no SA_RESTART) must not make its read() fail with EINTR: an
+ * event is there, and the header keeps EINTR for a read() interrupted
+ * before any arrived.  It returns that event once the first reader is done.
+ */
+TEST_F(twheel_race, signal_to_reader_waiting_for_reader)
+{
+	struct stalled_read rd = { .fd = self->fd };
+	struct waiting_read wr = { .fd = self->fd };
+	struct sigaction sa = { .sa_handler = sigusr1_caught };
+	long psz = sysconf(_SC_PAGESIZE);
+	struct uffdio_copy copy = { 0 };
+	uint64_t h1, h2, deadline;
+	pthread_t rth, wth;
+	void *page, *zeros;
+	char st = 0;
+	pid_t tid;
+
+	self->uffd = uffd_open(_metadata);
+	if (self->uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	page = uffd_page(_metadata, self->uffd, psz);
+	zeros = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)zeros);
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
+
+	/* the first reader takes one event and stalls copying it out */
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_EV_COOKIE, &h1);
+	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS)) TH_LOG("no event");
+	start_stalled_read(_metadata, self->uffd, &rd, page, psz, &rth);
+	/* the second finds another event and waits for the first */
+	test_ioctl_arm(self->fd, 0, 0, 0, 0, STALL_NEW_COOKIE, &h2);
+	ASSERT_EQ(1, wait_in(self->fd, EVENT_WAIT_MS)) TH_LOG("no second event");
+	ASSERT_EQ(0, pthread_create(&wth, NULL, waiting_read_fn, &wr));
+	/* asleep in read(): 'S', or 'D' where only a fatal signal wakes it */
+	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	while (st != 'S' && st != 'D' && now_ns() < deadline) {
+		poll(NULL, 0, 2);
+		tid = __atomic_load_n(&wr.tid, __ATOMIC_ACQUIRE);
+		if (tid)
+			st = thread_state(tid);
+	}
+	ASSERT_TRUE(st == 'S' || st == 'D') TH_LOG("the second reader never waited");
+	ASSERT_EQ(0, pthread_kill(wth, SIGUSR1));
+	/*
+	 * Interrupted, it would return within a millisecond; give it 200 ms
+	 * before the first reader goes on (which would let it take the lock).
+	 */
+	deadline = now_ns() + 200 * NSEC_PER_MSEC;
+	while (!__atomic_load_n(&wr.done, __ATOMIC_ACQUIRE) && now_ns() < deadline)
+		poll(NULL, 0, 2);
+	EXPECT_FALSE(__atomic_load_n(&wr.done, __ATOMIC_ACQUIRE))
+		TH_LOG("the signal ended the second read(): %s", strerror(wr.err));
+
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)zeros;
+	copy.len = psz;
+	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_COPY, &copy))
+		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
+	ASSERT_EQ(0, pthread_join(rth, NULL));
+	ASSERT_EQ(0, pthread_join(wth, NULL));
+	ASSERT_EQ(EV_SIZE, rd.ret) TH_LOG("first read: %s", strerror(rd.err));
+	ASSERT_EQ(EV_SIZE, wr.ret) TH_LOG("second read: %s", strerror(wr.err));
+	EXPECT_EQ(h2, wr.ev.handle);
+	EXPECT_EQ(STALL_NEW_COOKIE, wr.ev.cookie);
+	munmap(zeros, psz);
+	munmap(page, psz);
 }
 
 TEST_HARNESS_MAIN

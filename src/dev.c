@@ -1610,7 +1610,12 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 				return ret;
 		}
 
-		if (mutex_lock_interruptible(&ctx->read_mutex))
+		/*
+		 * Events wait: a caught signal must not turn that into EINTR
+		 * (which the header keeps for a read() before any event), as a
+		 * pipe's reader waits for its mutex.  A fatal one ends it.
+		 */
+		if (mutex_lock_killable(&ctx->read_mutex))
 			return done ?: -EINTR;
 		while (count - done >= sizeof(*evs)) {
 			unsigned int want = min_t(size_t, TWHEEL_READ_CHUNK,

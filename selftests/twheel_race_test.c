@@ -802,6 +802,36 @@ static void start_stalled_read(struct __test_metadata *_metadata, int uffd,
 	ASSERT_EQ((uintptr_t)page, msg.arg.pagefault.address & ~(uint64_t)(psz - 1));
 }
 
+/*
+ * The case's userfaultfd in *@uffd, a page registered with it
+ * (*@page) and a page of zeroes to resolve its fault with (*@zeros);
+ * false if the kernel has no userfaultfd (errno says why).
+ */
+static bool uffd_setup(struct __test_metadata *_metadata, int *uffd,
+		       long psz, void **page, void **zeros)
+{
+	*uffd = uffd_open(_metadata);
+	if (*uffd < 0)
+		return false;
+	*page = uffd_page(_metadata, *uffd, psz);
+	*zeros = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)*zeros);
+	return true;
+}
+
+/* Resolve the fault on @page with @zeros: the stalled reader goes on. */
+static void uffd_resolve(struct __test_metadata *_metadata, int uffd,
+			 void *page, void *zeros, long psz)
+{
+	struct uffdio_copy copy = {
+		.dst = (uintptr_t)page, .src = (uintptr_t)zeros, .len = psz,
+	};
+
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy))
+		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
+}
+
 struct ioctls_job {
 	int fd;
 	uint64_t query;		/* the timer to query */
@@ -835,20 +865,14 @@ TEST_F(twheel_race, ioctls_during_stalled_read)
 	struct ioctls_job job = { .fd = self->fd };
 	struct stalled_read rd = { .fd = self->fd };
 	long psz = sysconf(_SC_PAGESIZE);
-	struct uffdio_copy copy = { 0 };
 	struct twheel_event ev;
 	pthread_t rth, ith;
 	uint64_t ev_handle;
 	int done[2], ok;
 	void *page, *zeros;
 
-	self->uffd = uffd_open(_metadata);
-	if (self->uffd < 0)
+	if (!uffd_setup(_metadata, &self->uffd, psz, &page, &zeros))
 		SKIP(return, "userfaultfd: %s", strerror(errno));
-	page = uffd_page(_metadata, self->uffd, psz);
-	zeros = mmap(NULL, psz, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)zeros);
 	ASSERT_EQ(0, pipe2(done, O_CLOEXEC));
 
 	/* A timer to query, and an event waiting to be read. */
@@ -866,11 +890,7 @@ TEST_F(twheel_race, ioctls_during_stalled_read)
 		       STALL_WAIT_MS);
 
 	/* Resolve the fault (this wakes the reader), then all must end. */
-	copy.dst = (uintptr_t)page;
-	copy.src = (uintptr_t)zeros;
-	copy.len = psz;
-	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_COPY, &copy))
-		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
+	uffd_resolve(_metadata, self->uffd, page, zeros, psz);
 	ASSERT_EQ(0, pthread_join(rth, NULL));
 	ASSERT_EQ(0, pthread_join(ith, NULL));
 	TH_LOG("ioctls %s the stalled read()", ok == 1 ? "completed during" : "waited for");
@@ -1044,20 +1064,14 @@ TEST_F(twheel_race, signal_to_reader_waiting_for_reader)
 	struct waiting_read wr = { .fd = self->fd };
 	struct sigaction sa = { .sa_handler = sigusr1_caught };
 	long psz = sysconf(_SC_PAGESIZE);
-	struct uffdio_copy copy = { 0 };
 	uint64_t h1, h2, deadline;
 	pthread_t rth, wth;
 	void *page, *zeros;
 	char st = 0;
 	pid_t tid;
 
-	self->uffd = uffd_open(_metadata);
-	if (self->uffd < 0)
+	if (!uffd_setup(_metadata, &self->uffd, psz, &page, &zeros))
 		SKIP(return, "userfaultfd: %s", strerror(errno));
-	page = uffd_page(_metadata, self->uffd, psz);
-	zeros = mmap(NULL, psz, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE((uintptr_t)MAP_FAILED, (uintptr_t)zeros);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 
 	/* the first reader takes one event and stalls copying it out */
@@ -1071,7 +1085,7 @@ TEST_F(twheel_race, signal_to_reader_waiting_for_reader)
 	/* asleep in read(): 'S', or 'D' where only a fatal signal wakes it */
 	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
 	while (st != 'S' && st != 'D' && now_ns() < deadline) {
-		poll(NULL, 0, 2);
+		pause_ns(2 * NSEC_PER_MSEC);	/* a bounded re-check */
 		tid = __atomic_load_n(&wr.tid, __ATOMIC_ACQUIRE);
 		if (tid)
 			st = thread_state(tid);
@@ -1084,15 +1098,11 @@ TEST_F(twheel_race, signal_to_reader_waiting_for_reader)
 	 */
 	deadline = now_ns() + 200 * NSEC_PER_MSEC;
 	while (!__atomic_load_n(&wr.done, __ATOMIC_ACQUIRE) && now_ns() < deadline)
-		poll(NULL, 0, 2);
+		pause_ns(2 * NSEC_PER_MSEC);	/* a bounded re-check */
 	EXPECT_FALSE(__atomic_load_n(&wr.done, __ATOMIC_ACQUIRE))
 		TH_LOG("the signal ended the second read(): %s", strerror(wr.err));
 
-	copy.dst = (uintptr_t)page;
-	copy.src = (uintptr_t)zeros;
-	copy.len = psz;
-	ASSERT_EQ(0, ioctl(self->uffd, UFFDIO_COPY, &copy))
-		TH_LOG("UFFDIO_COPY: %s", strerror(errno));
+	uffd_resolve(_metadata, self->uffd, page, zeros, psz);
 	ASSERT_EQ(0, pthread_join(rth, NULL));
 	ASSERT_EQ(0, pthread_join(wth, NULL));
 	ASSERT_EQ(EV_SIZE, rd.ret) TH_LOG("first read: %s", strerror(rd.err));

@@ -44,10 +44,10 @@
  * TWHEEL_STRUCT_SIZE_MAX, as may a batch record's @op_size, else E2BIG
  * whatever the tail holds: as for clone3() and openat2(), a structure
  * does not outgrow a page.  Outputs are written back up to @size bytes.
- * Fields named out_* are outputs and ignored on
- * input, so a structure may be reused for the next call; fields named
- * __reserved and flag bits not defined here must be zero.  All fields
- * have fixed widths and the layout is the same for 32 and 64-bit callers.
+ * Fields named out_* are outputs and ignored on input, so a structure may
+ * be reused for the next call; fields named __reserved and flag bits not
+ * defined here must be zero.  All fields have fixed widths and the layout
+ * is the same for 32 and 64-bit callers.
  *
  * The errno values have a fixed meaning:
  *

@@ -3453,6 +3453,8 @@ static void twk_restart_free(struct kunit_resource *res)
 {
 	struct twk_restart *r = res->data;
 
+	/* also when an assertion ended the case inside the window */
+	twheel_delay_set(TWHEEL_DELAY_TICK, 0);
 	hrtimer_cancel(&r->x);
 }
 

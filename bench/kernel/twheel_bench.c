@@ -83,6 +83,7 @@
 #include <linux/twheel.h>
 
 #include "bench_compat.h"
+#include "bench_order.h"
 
 /* ---- parameters ------------------------------------------------------------ */
 
@@ -235,17 +236,6 @@ static int cmp_u64(const void *a, const void *b)
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/*
- * Item @j of repetition @r's order over @n implementations (or cases):
- * each repetition starts one further on and every other one runs in
- * reverse, so that none always runs first, nor always after the same one
- * (whose frees or cache state it might inherit).
- */
-static unsigned int rep_order(unsigned int r, unsigned int j, unsigned int n)
-{
-	return (r & 1 ? r + n - 1 - j : r + j) % n;
 }
 
 static u64 median(u64 *v, unsigned int n)

@@ -59,6 +59,7 @@
 #include <linux/twheel.h>
 
 #include "bench_compat.h"
+#include "bench_order.h"
 
 static ulong ns[4] = { 1000, 1000000 };
 static int ns_count = 2;
@@ -445,13 +446,8 @@ static int __init twheel_smpbench_init(void)
 	for (a = 0; a < ns_count; a++) {
 		memset(res_cont, 0, sizeof(res_cont));
 		for (r = 0; r < reps; r++) {
-			/*
-			 * each round starts from another implementation, every
-			 * other one in reverse: none always follows the same one
-			 */
 			for (k = 0; k < NR_IMPLS; k++) {
-				impl = (r & 1 ? r + NR_IMPLS - 1 - k : r + k) %
-				       NR_IMPLS;
+				impl = rep_order(r, k, NR_IMPLS);
 				if (!impl_selected(impl_names[impl]))
 					continue;
 				for (b = 0; b < threads_count; b++) {

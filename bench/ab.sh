@@ -20,7 +20,8 @@
 # metric), the median over the rounds of OLD's and NEW's figure with their
 # range, and the median and range of the per-round ratio NEW / OLD, each
 # round's two runs having been neighbours.  "lower" or "higher" when the
-# whole range of that ratio is below or above 1, else "inconclusive".
+# whole range of that ratio is below or above 1, else "inconclusive";
+# with fewer than 5 rounds no verdict (too few to estimate the noise).
 # Writes build/bench/ab-KERNEL.csv (round,build,suite,impl,n,op,value).
 # The two builds must export the same symbols with the same types: the
 # benchmark module is linked against NEW's.
@@ -178,7 +179,9 @@ END {
 		}
 		if (!no || !nn || !nr) continue
 		so = stat(o, no); sn = stat(w, nn); sq = stat(q, nr)
-		verdict = q[nr] < 1 ? "lower" : q[1] > 1 ? "higher" : "inconclusive"
+		# as bench_engines: fewer than 5 pairs estimate no noise
+		verdict = nr < 5 ? "no verdict (" nr " rounds < 5)" : \
+			q[nr] < 1 ? "lower" : q[1] > 1 ? "higher" : "inconclusive"
 		printf "%-44s %-26s %-26s %-22s %s\n", k, so, sn, sq, verdict
 	}
 }' "$csv"

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The order in which the benchmark modules run their implementations (or
- * cases) within a repetition.
+ * The order in which the benchmarks run their implementations (or cases)
+ * within a repetition: the modules here, twheel_ubench and bench_engines
+ * (both plain C, in userspace).
  */
 #ifndef _TWHEEL_BENCH_ORDER_H
 #define _TWHEEL_BENCH_ORDER_H

@@ -98,6 +98,7 @@
 #include <linux/twheel.h>
 
 #include "../insn/insn_mark.h"
+#include "../kernel/bench_order.h"
 
 #define PFX "twheel_ubench: "
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -1652,11 +1653,10 @@ int main(int argc, char **argv)
 			}
 		}
 		/*
-		 * Every repetition runs every implementation, starting one
-		 * further on than the repetition before and every other one
-		 * in reverse, so that a slow stretch of the host does not land
-		 * on one of them only and none always runs after the same one
-		 * (whose frees it would see in its memory figures).
+		 * Every repetition runs every implementation in rep_order(),
+		 * so that a slow stretch of the host does not land on one of
+		 * them only and none always runs after the same one (whose
+		 * frees it would see in its memory figures).
 		 */
 		for (r = 0; r < reps; r++)
 			for (j = 0; j < na; j++) {
@@ -1665,7 +1665,7 @@ int main(int argc, char **argv)
 				struct work w;
 				double *fld = &res.arm;
 
-				a = active[(r & 1 ? r + na - 1 - j : r + j) % na];
+				a = active[rep_order(r, j, na)];
 				work_make(&w, n);
 				if (!run_one(a, &w, o, &res)) {
 					for (f = 0; f < 8; f++)

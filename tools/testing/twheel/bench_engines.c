@@ -77,6 +77,9 @@
 #include "../../../src/lawn.c"
 #include "../../../src/engine.c"
 
+/* the benchmark modules' order of implementations in a repetition */
+#include "../../../bench/kernel/bench_order.h"
+
 /* The default geometry's revolution: the unit of the (d) and (e) workloads. */
 #define REV		BIT_ULL(12)
 
@@ -749,11 +752,7 @@ static void bench(const char *name, const char *tag, u64 n, u64 range,
 	/* r == -1: the untimed warm-up round */
 	for (r = -1; r < reps; r++) {
 		for (i = 0; i < NR_IMPL; i++) {
-			/*
-			 * each repetition starts with the next implementation,
-			 * every other one in reverse order
-			 */
-			k = r < 0 ? i : (r & 1 ? r + NR_IMPL - 1 - i : r + i) % NR_IMPL;
+			k = r < 0 ? i : rep_order(r, i, NR_IMPL);
 			if (!(impls & (1U << k)) || skip[k])
 				continue;
 			if (r < 0) {

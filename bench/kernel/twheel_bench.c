@@ -37,8 +37,10 @@
  *           fire_cpu = the benchmark CPU's busy time (wall - NO_HZ idle,
  *           less the background) / N: the expiry path's CPU time.
  * spread    N timers due uniformly over 10^4 or 10^6 ticks: CPU time per
- *           expiry and per second in the steady state, per twheel engine.
- * late      p50/p99/max of fired - expires: idle, 10^6 timers, a burst.
+ *           expiry and per second in the steady state, per twheel engine,
+ *           and twheel_slack: slack = timer_list's granularity.
+ * late      p50/p99/max of fired - expires: idle, 10^6 timers, a burst
+ *           (twheel_slack too, if listed in late_impls).
  * ratas     the Ratas blog post's workload, event driven: CPU, softirqs,
  *           wakeups, active and idle.
  * setcancel Costello & Varghese's figure: time of @sc_pairs set/cancel
@@ -170,9 +172,9 @@ static char *mix_variants = "plain,slack";
 module_param(mix_variants, charp, 0444);
 MODULE_PARM_DESC(mix_variants, "Mixed suite: run without slack (plain), with slack (slack) or both");
 
-static char *spread_impls = "twheel,twheel_scheme6,twheel_lawn,timer_list,hrtimer";
+static char *spread_impls = "twheel,twheel_scheme6,twheel_lawn,twheel_slack,timer_list,hrtimer";
 module_param(spread_impls, charp, 0444);
-MODULE_PARM_DESC(spread_impls, "spread suite: twheel,twheel_scheme6,twheel_lawn,timer_list,hrtimer");
+MODULE_PARM_DESC(spread_impls, "spread suite: twheel,twheel_scheme6,twheel_lawn,twheel_slack,timer_list,hrtimer");
 
 static ulong spread_ticks[4] = { 10000, 1000000 };
 static int spread_ticks_count = 2;
@@ -187,6 +189,7 @@ MODULE_PARM_DESC(spread_ms, "spread suite: largest N, measuring interval");
 
 static char *late_impls = "twheel,timer_list,hrtimer";
 module_param(late_impls, charp, 0444);
+MODULE_PARM_DESC(late_impls, "late suite: twheel,twheel_scheme6,twheel_lawn,twheel_slack,timer_list,hrtimer");
 static ulong late_idle_n = 1000;
 module_param(late_idle_n, ulong, 0444);
 static uint late_idle_ms = 2000;
@@ -1802,29 +1805,43 @@ static void mixed_suite(const bool *want)
 /* ---- helpers of the spread, late and ratas suites ------------------------------- */
 
 /* A variant: an implementation, and for twheel the engine of its wheel. */
+/*
+ * @slack: armed with timer_list's granularity at its delay as slack
+ * (tl_gran_ns()), as the ops suites' twheel_slack: the same precision as
+ * timer_list, which otherwise batches its far timers in coarse buckets
+ * while twheel fires each on its own tick.
+ */
 struct variant {
 	const char *name;
 	int impl;
 	enum twheel_engine engine;
+	bool slack;
 };
 
 static const struct variant variants[] = {
-	{ "twheel", IMPL_TWHEEL, TWHEEL_ENGINE_HIER },
-	{ "twheel_scheme6", IMPL_TWHEEL, TWHEEL_ENGINE_SCHEME6 },
-	{ "twheel_lawn", IMPL_TWHEEL, TWHEEL_ENGINE_LAWN },
-	{ "timer_list", IMPL_TL, 0 },
-	{ "hrtimer", IMPL_HR, 0 },
+	{ "twheel", IMPL_TWHEEL, TWHEEL_ENGINE_HIER, false },
+	{ "twheel_scheme6", IMPL_TWHEEL, TWHEEL_ENGINE_SCHEME6, false },
+	{ "twheel_lawn", IMPL_TWHEEL, TWHEEL_ENGINE_LAWN, false },
+	{ "twheel_slack", IMPL_TWHEEL, TWHEEL_ENGINE_HIER, true },
+	{ "timer_list", IMPL_TL, 0, false },
+	{ "hrtimer", IMPL_HR, 0, false },
 };
 
 #define NVAR ARRAY_SIZE(variants)
 
-/* The variants named in @list, in variants[] order; returns how many. */
-static unsigned int variants_pick(const char *list, const struct variant **out)
+/*
+ * The variants named in @list, in variants[] order, leaving out those with
+ * slack unless @slack_ok (a suite that arms its timers itself, not with
+ * var_populate(), would run them without); returns how many.
+ */
+static unsigned int variants_pick(const char *list, const struct variant **out,
+				  bool slack_ok)
 {
 	unsigned int i, nr = 0;
 
 	for (i = 0; i < NVAR; i++)
-		if (listed(list, variants[i].name))
+		if (listed(list, variants[i].name) &&
+		    (slack_ok || !variants[i].slack))
 			out[nr++] = &variants[i];
 	return nr;
 }
@@ -1902,14 +1919,14 @@ static void now_pair(u64 *now, unsigned long *now_j)
 }
 
 /*
- * Arm timers [0, n) of @v on the benchmark CPU to @base + @off[i] ns,
- * re-reading the clock every 256 timers, and move to the other CPU.
+ * Arm timers [0, n) of @v on the benchmark CPU to @base + @off[i] ns, with
+ * @v's slack, re-reading the clock every 256 timers, and move to the other CPU.
  */
 static void var_populate(const struct variant *v, union btimer *arr,
 			 const u64 *off, unsigned long n, u64 base)
 {
 	unsigned long i, nj = 0;
-	u64 now = 0;
+	u64 now = 0, exp;
 
 	for (i = 0; i < n; i++) {
 		if (!(i & 255)) {
@@ -1921,7 +1938,9 @@ static void var_populate(const struct variant *v, union btimer *arr,
 			jiffy_off_min = min(jiffy_off_min, jo);
 			jiffy_off_max = max(jiffy_off_max, jo);
 		}
-		arm_abs(v->impl, &arr[i], base + off[i], now, nj, 0);
+		exp = base + off[i];
+		arm_abs(v->impl, &arr[i], exp, now, nj,
+			v->slack ? tl_gran_ns(exp > now ? exp - now : 0) : 0);
 	}
 }
 
@@ -1982,7 +2001,7 @@ static int spread_one(const struct variant *v, union btimer *arr, u64 *off,
 static void spread_n(unsigned long n, u64 span_ticks)
 {
 	const struct variant *vs[NVAR];
-	unsigned int nv = variants_pick(spread_impls, vs), r, k, ok[NVAR] = {};
+	unsigned int nv = variants_pick(spread_impls, vs, true), r, k, ok[NVAR] = {};
 	struct spread_res (*res)[MAX_REPS];
 	u64 span_ns = span_ticks * tw_tick_ns, v[MAX_REPS];
 	union btimer *arr;
@@ -2181,7 +2200,7 @@ static void late_suite(void)
 {
 	const unsigned long scen_n[LATE_NR] = { late_idle_n, late_load_n, late_burst_n };
 	const struct variant *vs[NVAR];
-	unsigned int nv = variants_pick(late_impls, vs), r, k, x, ok[NVAR];
+	unsigned int nv = variants_pick(late_impls, vs, true), r, k, x, ok[NVAR];
 	u64 (*q)[MAX_REPS][2 * LQ_NR], v[MAX_REPS];
 	unsigned long nmax = max3(late_idle_n, late_load_n, late_burst_n);
 	union btimer *arr;
@@ -2385,7 +2404,7 @@ static int ratas_one(const struct variant *v, union btimer *arr, unsigned long u
 static void ratas_units_n(unsigned long units)
 {
 	const struct variant *vs[NVAR];
-	unsigned int nv = variants_pick(ratas_impls, vs), r, k, ok[NVAR] = {};
+	unsigned int nv = variants_pick(ratas_impls, vs, false), r, k, ok[NVAR] = {};
 	u64 (*a)[MAX_REPS][RT_NR], (*z)[MAX_REPS][RT_NR], v[MAX_REPS];
 	unsigned long n = units * RATAS_UNIT;
 	union btimer *arr;

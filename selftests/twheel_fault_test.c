@@ -616,6 +616,76 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 	user_room_exact(_metadata, &self->api);
 }
 
+/*
+ * A MODIFY that makes a one-shot timer periodic allocates the side array
+ * of its table chunk, the first time one of the chunk's timers is made
+ * periodic: with that allocation failing, MODIFY (or a batch whose first
+ * record is that MODIFY) fails with ENOMEM and leaves the timer as it was,
+ * a pending one-shot with its cookie.
+ */
+static void modify_periodic_faults(struct __test_metadata *_metadata,
+				   struct inject *inj, bool batch)
+{
+	int n, fd, ret, failed = 0, recovered = 0;
+	struct twheel_batch_op op;
+	struct twheel_query q;
+	bool injected = true;
+	uint64_t h;
+
+	for (n = 1; injected && n <= MAX_NTH; n++) {
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		test_ioctl_arm(fd, 0, FAR, 0, 0, 1, &h);
+		op_set(&op, TWHEEL_OP_MODIFY, h, FAR, 2);
+		op.spec.period = FAR;
+
+		inject_begin(_metadata, inj, n);
+		ret = batch ? _test_ioctl_batch(fd, &op, 1, NULL) :
+			      _test_ioctl_modify(fd, h, 0, FAR, FAR, 0, 2);
+		injected = inject_end(_metadata, inj);
+
+		test_ioctl_query(fd, h, &q);
+		if (ret < 0) {
+			EXPECT_TRUE(injected);
+			EXPECT_EQ(-ENOMEM, ret) TH_LOG("allocation %d: %s", n,
+						       strerror(-ret));
+			EXPECT_EQ(1, q.out_cookie);
+			EXPECT_EQ(0, q.out_period);
+			if (batch)
+				EXPECT_EQ(RESULT_POISON, op.out_result);
+			failed++;
+		} else {
+			recovered += injected;
+			EXPECT_EQ(batch ? 1 : 0, ret);
+			EXPECT_EQ(2, q.out_cookie);
+			EXPECT_EQ(FAR, q.out_period);
+		}
+		EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+		EXPECT_EQ(1, fd_timers(fd));
+		file_works(_metadata, fd);
+		close(fd);
+	}
+	ASSERT_FALSE(injected) TH_LOG("MODIFY still faulting after %d", MAX_NTH);
+	TH_LOG("MODIFY to periodic%s: %d allocations, %d failed it, %d recovered",
+	       batch ? " (batch)" : "", n - 2, failed, recovered);
+	/* the side array's allocation */
+	EXPECT_LE(1, failed);
+}
+
+TEST_F_TIMEOUT(fault, modify_to_periodic_enomem, 120)
+{
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	modify_periodic_faults(_metadata, &self->inj, false);
+}
+
+TEST_F_TIMEOUT(fault, batch_modify_to_periodic_enomem, 120)
+{
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	modify_periodic_faults(_metadata, &self->inj, true);
+}
+
 /* ---- read ---- */
 
 /*
@@ -672,7 +742,8 @@ TEST_F_TIMEOUT(fault, read_allocates_nothing, 120)
 
 /*
  * MODIFY, CANCEL, QUERY and a batch of modify and cancel records allocate
- * nothing: the first allocation after fail-nth = 1 is never reached.
+ * nothing (but a MODIFY that makes a timer periodic: see above): the
+ * first allocation after fail-nth = 1 is never reached.
  */
 TEST_F(fault, no_allocation_outside_arm)
 {

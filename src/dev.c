@@ -69,7 +69,9 @@
  * MODIFY whose timer has an event to withdraw -- takes the single-timer
  * path after it.  Near the per-user limit, where a CANCEL must give room
  * to a later ARM, the run is processed one record at a time.  A batch of
- * MODIFY and CANCEL records allocates nothing.
+ * MODIFY and CANCEL records allocates nothing, but for the side array of
+ * periodic entries of a table chunk the first time one of its timers is
+ * made periodic (twheel_ut_prepare()).
  */
 
 /**

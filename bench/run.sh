@@ -374,6 +374,7 @@ grep -a 'twheel_u\?bench: \(note\|error\)' "$console" || true
 sane=()
 grep -aq 'twheel_bench: note: late .* fired early' "$console" && sane+=("a timer fired early")
 for want in "spread,twheel,fires_per_s" "spread,timer_list,fires_per_s" \
+	"spread,twheel_slack,fires_per_s" \
 	"ratas,twheel,events_per_s" "ratas,timer_list,events_per_s"; do
 	IFS=, read -r s i o <<<"$want"
 	awk -F, -v s="$s" -v i="$i" -v o="$o" '$1 == s && $2 == i && index($4, o) == 1 && $5 > 0 { f = 1 }

@@ -682,7 +682,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	upto = twheel_time_to_tick(w, now);
 	clk = tw_engine_clk(&base->engine);
 	n = tw_engine_advance(&base->engine, upto, budget, &base->expired);
-	trace_twheel_tick(base->index, clk, upto,
+	trace_twheel_tick(w, base->index, clk, upto,
 			  clk & (tw_engine_slots(&base->engine) - 1), n);
 	if (n) {
 		struct twheel_timer *timer;

@@ -93,6 +93,8 @@ TRACE_EVENT(twheel_timer_expire,
 
 /**
  * twheel_tick - the tick handler of a base advanced its engine
+ * @wheel: the instance (the device's default wheel and in-kernel users'
+ *         own instances tick side by side, and their bases share indices)
  * @base:  index of the base (its CPU; 0 for a single-base instance)
  * @clk:   first tick not processed before the advance
  * @upto:  first tick not over yet
@@ -100,22 +102,24 @@ TRACE_EVENT(twheel_timer_expire,
  * @fired: timers handed out for their callbacks
  */
 TRACE_EVENT(twheel_tick,
-	    TP_PROTO(unsigned int base, u64 clk, u64 upto, u64 slot,
-		     unsigned int fired),
-	    TP_ARGS(base, clk, upto, slot, fired),
-	    TP_STRUCT__entry(__field(unsigned int, base)
+	    TP_PROTO(struct twheel *wheel, unsigned int base, u64 clk, u64 upto,
+		     u64 slot, unsigned int fired),
+	    TP_ARGS(wheel, base, clk, upto, slot, fired),
+	    TP_STRUCT__entry(__field(void *, wheel)
+			     __field(unsigned int, base)
 			     __field(u64, clk)
 			     __field(u64, upto)
 			     __field(u64, slot)
 			     __field(unsigned int, fired)),
-	    TP_fast_assign(__entry->base = base;
+	    TP_fast_assign(__entry->wheel = wheel;
+			   __entry->base = base;
 			   __entry->clk = clk;
 			   __entry->upto = upto;
 			   __entry->slot = slot;
 			   __entry->fired = fired;),
-	    TP_printk("base=%u clk=%llu upto=%llu slot=%llu fired=%u",
-		      __entry->base, __entry->clk, __entry->upto, __entry->slot,
-		      __entry->fired)
+	    TP_printk("wheel=%p base=%u clk=%llu upto=%llu slot=%llu fired=%u",
+		      __entry->wheel, __entry->base, __entry->clk, __entry->upto,
+		      __entry->slot, __entry->fired)
 );
 
 #endif /* _TWHEEL_TRACE_H */

@@ -72,6 +72,9 @@ trace_shows_timer() {
 		twheel_timer_expire; do
 		grep -q "$_ev:" "$TRACEFS/trace" || { echo "no $_ev in the trace"; return 1; }
 	done
+	# the device's wheel and the sample's tick side by side: named
+	grep -q "twheel_tick: wheel=" "$TRACEFS/trace" ||
+		{ echo "twheel_tick names no instance"; return 1; }
 }
 check "tracepoints: start, modify, tick and expire of timers" trace_shows_timer
 

@@ -1804,8 +1804,8 @@ static void mixed_suite(const bool *want)
 
 /* ---- helpers of the spread, late and ratas suites ------------------------------- */
 
-/* A variant: an implementation, and for twheel the engine of its wheel. */
 /*
+ * A variant: an implementation, and for twheel the engine of its wheel.
  * @slack: armed with timer_list's granularity at its delay as slack
  * (tl_gran_ns()), as the ops suites' twheel_slack: the same precision as
  * timer_list, which otherwise batches its far timers in coarse buckets

@@ -9,14 +9,16 @@
 
 /*
  * Item @j of repetition @r's order over @n implementations (or cases):
- * each repetition starts one further on and every other one runs in
- * reverse, so that none always runs first, nor always after the same one
- * (whose frees or cache state it might inherit).
+ * repetition @r starts with item @r (modulo @n) and every other one runs
+ * backwards from there, so that each runs first in turn and none always
+ * runs after the same one (whose frees or cache state it might inherit).
+ * Backwards from @r, not from @r - 1: with an even @n that start left the
+ * odd items never first (tools/testing/twheel/order_test.c).
  */
 static inline unsigned int rep_order(unsigned int r, unsigned int j,
 				     unsigned int n)
 {
-	return (r & 1 ? r + n - 1 - j : r + j) % n;
+	return (r & 1 ? r % n + n - j : r + j) % n;
 }
 
 #endif /* _TWHEEL_BENCH_ORDER_H */

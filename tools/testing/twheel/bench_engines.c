@@ -20,14 +20,14 @@
  * that it fired the same number of timers.  An untimed round of one replay
  * each comes first: the first replay of a case, whichever implementation ran
  * it, took up to twice as long as the next.  Repetitions are interleaved
- * (rep 1 of every implementation, then rep 2, ...), rep r starting with
- * implementation r (modulo their number) and every other rep in reverse
- * order, so that none always runs first or after the same one, and the
- * median (of an even count, the mean of the middle two) is reported, with
- * the spread (max -
- * min) / median, and the ratio to the heap: the median and the range of the
- * per-repetition ratios (repetition r of an implementation over repetition r
- * of the heap, in the same round).
+ * (rep 1 of every implementation, then rep 2, ...) in the order of
+ * rep_order() (rep r starts with implementation r, modulo their number,
+ * and every other rep runs backwards from it), so that none always runs
+ * first or after the same one, and the median (of an even count, the mean
+ * of the middle two) is reported, with the spread (max - min) / median,
+ * and the ratio to the heap: the median and the range of the
+ * per-repetition ratios (repetition r of an implementation over repetition
+ * r of the heap, in the same round).
  *
  * A timed part shorter than 10^6 units is replayed (each time from a
  * fresh engine, untimed set-up included) until it is, and its time

@@ -29,6 +29,10 @@
  *  - failed_read_wakes_poller: when that copy fails instead, the events go
  *    back on the file, and a poll() that went to sleep while they were out
  *    must wake up.
+ *  - kill_reader_behind_stalled_batch, kill_ioctl_behind_stalled_batch: a
+ *    batch whose records fault (a userfaultfd page) holds the file's mutex
+ *    meanwhile; a read() or ioctl of another process sharing the file waits
+ *    for it, and SIGKILL must end that process (the event it wanted stays).
  *
  * The windows of the first four are a few instructions wide, so on the
  * stock kernels the loops hit them by chance.  The debug kernel's modules
@@ -935,14 +939,13 @@ static void *poller_fn(void *arg)
 	return NULL;
 }
 
-/* The scheduler state of thread @tid of this process ('R', 'S', ...). */
-static char thread_state(pid_t tid)
+/* The scheduler state in the stat file @path ('R', 'S', ...), or '?'. */
+static char stat_state(const char *path)
 {
-	char path[64], buf[256], *p;
+	char buf[256], *p;
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return '?';
@@ -953,6 +956,15 @@ static char thread_state(pid_t tid)
 	buf[n] = 0;
 	p = strrchr(buf, ')');	/* after the command name */
 	return p && p[1] == ' ' ? p[2] : '?';
+}
+
+/* The scheduler state of thread @tid of this process. */
+static char thread_state(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	return stat_state(path);
 }
 
 /*
@@ -1111,6 +1123,124 @@ TEST_F(twheel_race, signal_to_reader_waiting_for_reader)
 	EXPECT_EQ(STALL_NEW_COOKIE, wr.ev.cookie);
 	munmap(zeros, psz);
 	munmap(page, psz);
+}
+
+/* ---- a fatal signal to a task that waits behind a stalled batch ---- */
+
+struct stalled_batch {
+	int fd;
+	void *ops;		/* a page registered with the userfaultfd */
+	long ret;
+};
+
+static void *stalled_batch_fn(void *arg)
+{
+	struct stalled_batch *b = arg;
+
+	b->ret = _test_ioctl_batch(b->fd, b->ops, 1, NULL);
+	return NULL;
+}
+
+/* The scheduler state of process @pid ('R', 'S', 'D', 'Z'...). */
+static char process_state(pid_t pid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	return stat_state(path);
+}
+
+/*
+ * A batch whose records sit in a userfaultfd-registered page faults while
+ * it holds the file's mutex, and waits until the test resolves the fault.
+ * A child sharing the file then calls read() with an event waiting
+ * (@reader) or QUERY: it sleeps on that mutex ('D').  SIGKILL must end the
+ * child while the batch still waits, and the event, if any, must still be
+ * there afterwards.  Waited for with a bound, and the fault is resolved
+ * either way, so a child that stays asleep is a failure, not a hang.
+ */
+static void kill_waiter_of_stalled_batch(struct __test_metadata *_metadata,
+					 int fd, int *uffd, bool reader)
+{
+	struct stalled_batch sb = { .fd = fd };
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t h = 0, far, deadline;
+	struct twheel_event ev;
+	struct uffd_msg msg;
+	pid_t child, reaped = 0;
+	void *page, *zeros;
+	int status;
+	pthread_t th;
+	char st = 0;
+
+	if (!uffd_setup(_metadata, &*uffd, psz, &page, &zeros))
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	test_ioctl_arm(fd, 0, FAR, 0, 0, STALL_FAR_COOKIE, &far);
+	if (reader) {
+		test_ioctl_arm(fd, 0, 0, 0, 0, STALL_EV_COOKIE, &h);
+		ASSERT_EQ(1, wait_in(fd, EVENT_WAIT_MS)) TH_LOG("no event");
+	}
+
+	sb.ops = page;
+	ASSERT_EQ(0, pthread_create(&th, NULL, stalled_batch_fn, &sb));
+	ASSERT_EQ(1, wait_in(*uffd, EVENT_WAIT_MS))
+		TH_LOG("the batch did not fault on the registered page");
+	ASSERT_EQ(sizeof(msg), read(*uffd, &msg, sizeof(msg)));
+	ASSERT_EQ(UFFD_EVENT_PAGEFAULT, msg.event);
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct twheel_query q;
+
+		if (reader)
+			_exit(read(fd, &ev, EV_SIZE) < 0 ? 1 : 0);
+		_exit(_test_ioctl_query(fd, far, &q) ? 1 : 0);
+	}
+	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	while (st != 'D' && now_ns() < deadline) {
+		pause_ns(2 * NSEC_PER_MSEC);	/* a bounded re-check */
+		st = process_state(child);
+	}
+	EXPECT_EQ('D', st) TH_LOG("the child never waited for the file");
+
+	ASSERT_EQ(0, kill(child, SIGKILL));
+	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	while (!(reaped = waitpid(child, &status, WNOHANG)) &&
+	       now_ns() < deadline)
+		pause_ns(2 * NSEC_PER_MSEC);	/* a bounded re-check */
+	EXPECT_EQ(child, reaped)
+		TH_LOG("SIGKILL left the child in %s for %d ms, behind a batch waiting for a fault",
+		       reader ? "read()" : "QUERY", EVENT_WAIT_MS);
+
+	/* The batch goes on with a record of zeroes (EINVAL, processed). */
+	uffd_resolve(_metadata, *uffd, page, zeros, psz);
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(1, sb.ret);
+	if (reaped != child)
+		ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+
+	if (reader) {
+		ASSERT_EQ(EV_SIZE, read(fd, &ev, EV_SIZE))
+			TH_LOG("the killed reader lost the event: %s",
+			       strerror(errno));
+		EXPECT_EQ(h, ev.handle);
+		EXPECT_EQ(STALL_EV_COOKIE, ev.cookie);
+	}
+	EXPECT_EQ(0, _test_ioctl_cancel(fd, far, NULL));
+	munmap(zeros, psz);
+	munmap(page, psz);
+}
+
+TEST_F(twheel_race, kill_reader_behind_stalled_batch)
+{
+	kill_waiter_of_stalled_batch(_metadata, self->fd, &self->uffd, true);
+}
+
+TEST_F(twheel_race, kill_ioctl_behind_stalled_batch)
+{
+	kill_waiter_of_stalled_batch(_metadata, self->fd, &self->uffd, false);
 }
 
 TEST_HARNESS_MAIN

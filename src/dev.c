@@ -80,7 +80,9 @@
  * Locking: the file's @mutex serialises the ioctls and read()'s
  * bookkeeping, so a handle cannot be freed under a concurrent operation;
  * read() drops it while it copies events out, so a slow-faulting buffer
- * stalls no ioctl.  @lock (taken in the callback, softirq) protects the
+ * stalls no ioctl.  An ioctl holds it while it copies records in and out,
+ * so its waiters take it killably: a fatal signal ends a task stuck
+ * behind another's page fault.  @lock (taken in the callback, softirq) protects the
  * ready list, the event fields and the table's chunk array (the callback
  * follows ready-list links through it; the array is only replaced, under
  * the mutex and @lock, when it grows).  Order: @read_mutex (readers
@@ -1435,7 +1437,12 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	if (ret)
 		return ret;
 
-	mutex_lock(&ctx->mutex);
+	/*
+	 * Killable: the holder may wait in a page fault on the caller's
+	 * memory (a userfaultfd or FUSE mapping) for as long as it likes.
+	 */
+	if (mutex_lock_killable(&ctx->mutex))
+		return -EINTR;
 	ret = op->execute(&ucmd);
 	mutex_unlock(&ctx->mutex);
 	return ret;
@@ -1625,12 +1632,20 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			unsigned long left;
 			unsigned int n;
 
-			mutex_lock(&ctx->mutex);
+			/*
+			 * An ioctl may hold it while it faults on user
+			 * memory: killable, as in twheel_ioctl().
+			 */
+			if (mutex_lock_killable(&ctx->mutex)) {
+				mutex_unlock(&ctx->read_mutex);
+				return done ?: -EINTR;
+			}
 			n = twheel_take_events(ctx, evs, seqs, uts, want);
 			mutex_unlock(&ctx->mutex);
 			if (!n)
 				break;
 			left = copy_to_user(buf + done, evs, n * sizeof(*evs));
+			/* not killable: the events taken must go somewhere */
 			mutex_lock(&ctx->mutex);
 			if (left)
 				twheel_return_events(ctx, evs, seqs, n);

@@ -114,6 +114,7 @@
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/hashtable.h>
+#include <linux/highmem.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -1830,13 +1831,16 @@ int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user)
 	BUILD_BUG_ON(TWHEEL_UCHUNK_TIMERS < 8);
 
 	/*
-	 * As inotify sizes max_user_watches: a share of memory per user, here
-	 * as if every timer were periodic.
+	 * As inotify sizes max_user_watches: a share of the memory the chunks
+	 * can come from (not highmem), here as if every timer were periodic;
+	 * divided before it is turned into bytes, which a 32-bit unsigned
+	 * long could not hold.
 	 */
 	if (!max_per_user)
-		max_per_user = max(totalram_pages() * PAGE_SIZE / 10 /
-				   (sizeof(struct twheel_utimer) +
-				    sizeof(struct twheel_uperiodic)), 1024UL);
+		max_per_user = max((totalram_pages() - totalhigh_pages()) / 10 *
+				   PAGE_SIZE / (sizeof(struct twheel_utimer) +
+						sizeof(struct twheel_uperiodic)),
+				   1024UL);
 	twheel_max_timers_per_user = max_per_user;
 	twheel_max_timers_per_fd = max_per_fd ? max_per_fd : max_per_user;
 	return misc_register(&twheel_misc);

@@ -21,11 +21,11 @@
  * The timer table: a file's timers live in page-sized chunks (struct
  * twheel_uchunk), allocated as the file needs them, charged to the memory
  * cgroup of the task whose call allocates them (as a pipe's buffers are)
- * and kept until the file is closed.  An entry's index in
- * the table is the lower half of its handle; its generation, bumped each
- * time the entry is freed, the upper half, so a stale handle never names a
- * newer timer.  Free entries form a stack through their @next link, so a
- * freed entry, still in the cache, is the next one used.  A timer finds
+ * and kept until the file is closed.  An entry's index in the table is the
+ * lower half of its handle; its generation, bumped each time the entry is
+ * freed, the upper half, so a stale handle names a newer timer only after
+ * its entry was freed 2^32 times.  Free entries form a stack through their
+ * @next link, so a freed entry, still in the cache, is the next one used.  A timer finds
  * its file through the chunk it sits in (chunks are page-aligned), and the
  * state that only periodic timers need (period, slack, overruns) sits in a
  * side array of the chunk, allocated with its first periodic timer: a

@@ -119,7 +119,10 @@
  * Which base a timer is on: the index of its base is kept in its @state
  * word with the state bits, next to TWHEEL_TS_MIGRATING, and changes only
  * (a) under the old base's lock with TWHEEL_TS_MIGRATING set, to be
- * cleared under the new base's lock, or (b) with both locks held (hotplug).
+ * cleared under the new base's lock, (b) with both locks held (hotplug),
+ * or (c) under the new base's lock only, by twheel_batch_arm(), for a
+ * timer just set up or stopped in the same run: linked nowhere, not
+ * running, and every other operation on it excluded by the batch's caller.
  * Every operation on a timer finds and locks its base with
  * twheel_lock_base(), timer.c's lock_timer_base(): read the word; if the
  * timer is migrating, spin; otherwise lock the base it names and check the
@@ -148,7 +151,9 @@
  * callbacks of the instance never run concurrently with each other.  On
  * PREEMPT_RT a task that is preempted inside the short window of a
  * migration makes a CPU that wants the same timer spin until it runs again
- * (as timer.c, whose base lock is raw, cannot: a known limitation here).
+ * (as timer.c, whose base lock is raw, cannot: a known limitation here);
+ * when the spinner is a task of higher priority on the mover's own CPU,
+ * that is only when RT throttling lets the mover run.
  *
  * twheel_timer_cancel() does not wait: if the callback is running it
  * unlinks whatever is pending and returns, while the callback may still
@@ -1754,10 +1759,13 @@ static int twheel_cancel_wait(struct twheel_timer *timer, bool shutdown)
 	if (!timer->wheel)
 		return 0;
 
-	twheel_lockdep_wait(timer);
-
+	/*
+	 * Before the lockdep check: the callback holds the timer's map, so
+	 * lockdep would report recursion and switch itself off for the boot.
+	 */
 	if (WARN_ON_ONCE(twheel_own_callback_base(timer)))
 		return twheel_try_cancel(timer, shutdown, false, NULL);
+	twheel_lockdep_wait(timer);
 	might_sleep();
 
 	for (;;) {
@@ -1921,7 +1929,7 @@ static ktime_t twheel_base_next(struct twheel_base *base, u64 bound)
  * the hierarchical engine, O(1) for the Lawn, for Scheme 6 the slots in
  * tick order up to the first tick past @bound.
  *
- * Context: any context.
+ * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: the time at which the earliest pending timer fires (the end of its
  * tick), if that tick starts no later than @bound; KTIME_MAX otherwise.
  */
@@ -1947,7 +1955,7 @@ EXPORT_SYMBOL_GPL(twheel_next_expiry);
  * add them up (max_slot is the largest).  The size fields (tick_ns, slots,
  * engine) are those of one base; @bases counts the bases.
  *
- * Context: any context.
+ * Context: any context; on PREEMPT_RT not hard interrupt context.
  */
 void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 {
@@ -1984,7 +1992,7 @@ EXPORT_SYMBOL_GPL(twheel_get_stats);
  * @stats: filled with a consistent snapshot of the base that timers armed
  *         on @cpu go to (of a single-base instance: its only base)
  *
- * Context: any context.
+ * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 0, or -EINVAL if @cpu is not a possible CPU.
  */
 int twheel_get_cpu_stats(struct twheel *wheel, unsigned int cpu,

@@ -617,6 +617,63 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 }
 
 /*
+ * The same with the file's first chunk full, so that the batch's first
+ * record, an ARM, needs the new chunk: when that allocation fails no record
+ * is processed, and the ioctl fails with ENOMEM (not a count of 0) and
+ * changes nothing, the CANCEL after it included.
+ */
+TEST_F_TIMEOUT(fault, batch_first_record_enomem, 180)
+{
+	enum { K = 2 };
+	struct twheel_batch_op ops[K], orig[K];
+	int n, fd, i, chunk, failed = 0;
+	uint64_t hpre[PRE_MAX];
+	bool injected = true;
+
+	if (self->skip)
+		SKIP(return, "%s", self->skip);
+	chunk = table_chunk(_metadata, &self->inj);
+	ASSERT_LT(1, chunk);
+	for (n = 1; injected && n <= MAX_NTH; n++) {
+		long r;
+
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		for (i = 0; i < chunk; i++)
+			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
+		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
+		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
+		memcpy(orig, ops, sizeof(ops));
+
+		inject_begin(_metadata, &self->inj, n);
+		r = _test_ioctl_batch(fd, ops, K, NULL);
+		injected = inject_end(_metadata, &self->inj);
+
+		if (r != K) {
+			EXPECT_TRUE(injected);
+			EXPECT_EQ(-ENOMEM, r) TH_LOG("allocation %d: %ld", n, r);
+			EXPECT_EQ(0, memcmp(orig, ops, sizeof(ops)))
+				TH_LOG("allocation %d: records changed", n);
+			timer_is(_metadata, fd, hpre[0], 100);
+			EXPECT_EQ(chunk, fd_timers(fd));
+			failed++;
+		} else {
+			EXPECT_EQ(0, op_res(&ops[0]));
+			EXPECT_EQ(0, op_res(&ops[1]));
+			timer_is(_metadata, fd, ops[0].handle, 10);
+			EXPECT_EQ(chunk, fd_timers(fd));
+		}
+		file_works(_metadata, fd);
+		close(fd);
+	}
+	ASSERT_FALSE(injected) TH_LOG("BATCH still faulting after %d", MAX_NTH);
+	TH_LOG("BATCH: %d allocations, %d failed it at its first record",
+	       n - 2, failed);
+	EXPECT_LE(1, failed);
+	user_room_exact(_metadata, &self->api);
+}
+
+/*
  * A MODIFY that makes a one-shot timer periodic allocates the side array
  * of its table chunk, the first time one of the chunk's timers is made
  * periodic: with that allocation failing, MODIFY (or a batch whose first

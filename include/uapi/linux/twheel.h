@@ -349,8 +349,9 @@ struct twheel_batch {
  *
  * read() returns as many whole events as fit in the buffer, EINVAL for a
  * buffer smaller than one event, blocks while there is none unless the
- * file is O_NONBLOCK (then EAGAIN).  The layout is the same as in ABI
- * version 1.
+ * file is O_NONBLOCK (then EAGAIN).  With events waiting it may wait, even
+ * if O_NONBLOCK, for another thread's read() or ioctl of the file that is
+ * in a page fault.  The layout is the same as in ABI version 1.
  */
 struct twheel_event {
 	__aligned_u64 handle;

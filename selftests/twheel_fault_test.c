@@ -53,6 +53,8 @@
 #define PROBE_COOKIE		0x9b0be00000000000ULL
 /* More timers than a chunk of a file's table holds, on any kernel. */
 #define PRE_MAX			512
+/* Cookies of those timers: PRE_COOKIE + their index. */
+#define PRE_COOKIE		100
 
 /* Wait (bounded) for one event and read it: 0 or -errno. */
 static int read_event(int fd, struct twheel_event *ev)
@@ -90,6 +92,22 @@ static void timer_is(struct __test_metadata *_metadata, int fd, uint64_t h,
 	test_ioctl_query(fd, h, &q) TH_LOG("handle %#llx", (unsigned long long)h);
 	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
 	EXPECT_EQ(cookie, q.out_cookie);
+}
+
+/*
+ * A new file with @n timers an hour out, their handles in @h and their
+ * cookies PRE_COOKIE + i: the file descriptor.
+ */
+static int open_with_timers(struct __test_metadata *_metadata, int n,
+			    uint64_t *h)
+{
+	int fd, i;
+
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < n; i++)
+		test_ioctl_arm(fd, 0, FAR, 0, 0, PRE_COOKIE + i, &h[i]);
+	return fd;
 }
 
 /* ---- fail-nth ---- */
@@ -416,10 +434,7 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 
 	ASSERT_GE(PRE_MAX, pre);
 	for (n = 1; injected && n <= MAX_NTH; n++) {
-		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, fd);
-		for (i = 0; i < pre; i++)
-			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
+		fd = open_with_timers(_metadata, pre, hpre);
 		if (pre) {
 			test_ioctl_cancel(fd, hpre[0], NULL);
 			test_ioctl_arm(fd, 0, FAR, 0, 0, 99, &hfill);
@@ -446,7 +461,7 @@ static void arm_faults(struct __test_metadata *_metadata, struct inject *inj,
 		for (i = 0; i < pre; i++) {
 			EXPECT_NE(h, hpre[i]);
 			if (i)
-				timer_is(_metadata, fd, hpre[i], 100 + i);
+				timer_is(_metadata, fd, hpre[i], PRE_COOKIE + i);
 		}
 		if (pre) {
 			timer_is(_metadata, fd, hfill, 99);
@@ -545,10 +560,7 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 		uint32_t done;
 		struct twheel_query q;
 
-		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, fd);
-		for (i = 0; i < pre; i++)
-			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
+		fd = open_with_timers(_metadata, pre, hpre);
 		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
 		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
 		op_set(&ops[2], TWHEEL_OP_ARM, 0xdead2, FAR, 12);
@@ -601,9 +613,9 @@ TEST_F_TIMEOUT(fault, batch_enomem, 180)
 			timers--;
 			EXPECT_EQ(-ENOENT, _test_ioctl_query(fd, hpre[0], &q));
 		} else {
-			timer_is(_metadata, fd, hpre[0], 100);
+			timer_is(_metadata, fd, hpre[0], PRE_COOKIE);
 		}
-		timer_is(_metadata, fd, hpre[1], processed > 3 ? 13 : 101);
+		timer_is(_metadata, fd, hpre[1], processed > 3 ? 13 : PRE_COOKIE + 1);
 		EXPECT_EQ(timers, fd_timers(fd));
 		file_works(_metadata, fd);
 		EXPECT_EQ(timers, fd_timers(fd));
@@ -626,7 +638,7 @@ TEST_F_TIMEOUT(fault, batch_first_record_enomem, 180)
 {
 	enum { K = 2 };
 	struct twheel_batch_op ops[K], orig[K];
-	int n, fd, i, chunk, failed = 0;
+	int n, fd, chunk, failed = 0;
 	uint64_t hpre[PRE_MAX];
 	bool injected = true;
 
@@ -637,10 +649,7 @@ TEST_F_TIMEOUT(fault, batch_first_record_enomem, 180)
 	for (n = 1; injected && n <= MAX_NTH; n++) {
 		long r;
 
-		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
-		ASSERT_LE(0, fd);
-		for (i = 0; i < chunk; i++)
-			test_ioctl_arm(fd, 0, FAR, 0, 0, 100 + i, &hpre[i]);
+		fd = open_with_timers(_metadata, chunk, hpre);
 		op_set(&ops[0], TWHEEL_OP_ARM, 0xdead0, FAR, 10);
 		op_set(&ops[1], TWHEEL_OP_CANCEL, hpre[0], 0, 0);
 		memcpy(orig, ops, sizeof(ops));
@@ -654,7 +663,7 @@ TEST_F_TIMEOUT(fault, batch_first_record_enomem, 180)
 			EXPECT_EQ(-ENOMEM, r) TH_LOG("allocation %d: %ld", n, r);
 			EXPECT_EQ(0, memcmp(orig, ops, sizeof(ops)))
 				TH_LOG("allocation %d: records changed", n);
-			timer_is(_metadata, fd, hpre[0], 100);
+			timer_is(_metadata, fd, hpre[0], PRE_COOKIE);
 			EXPECT_EQ(chunk, fd_timers(fd));
 			failed++;
 		} else {

@@ -20,19 +20,19 @@
  *
  * The timer table: a file's timers live in page-sized chunks (struct
  * twheel_uchunk), allocated as the file needs them, charged to the memory
- * cgroup of the task whose call allocates them (as a pipe's buffers are)
- * and kept until the file is closed.  An entry's index in the table is the
- * lower half of its handle; its generation, bumped each time the entry is
- * freed, the upper half, so a stale handle names a newer timer only after
- * its entry was freed 2^32 times.  Free entries form a stack through their
- * @next link, so a freed entry, still in the cache, is the next one used.  A timer finds
+ * cgroup of the task whose call allocates them (as a pipe's buffers are) and
+ * kept until the file is closed.  An entry's index in the table is the lower
+ * half of its handle; its generation, bumped each time the entry is freed,
+ * the upper half, so a stale handle names a newer timer only after its entry
+ * was freed 2^32 times.  Free entries form a stack through their @next link,
+ * so a freed entry, still in the cache, is the next one used.  A timer finds
  * its file through the chunk it sits in (chunks are page-aligned), and the
  * state that only periodic timers need (period, slack, overruns) sits in a
  * side array of the chunk, allocated with its first periodic timer: a
  * one-shot timer costs sizeof(struct twheel_utimer) plus its share of the
- * chunk header (82 bytes on x86-64 without lockdep: the time it fired
- * stays in the stopped timer, see twheel_fire_time()), a periodic one 48
- * bytes more.
+ * chunk header (82 bytes on x86-64 without lockdep: the time it fired stays
+ * in the stopped timer, see twheel_fire_time()), a periodic one 48 bytes
+ * more.
  *
  * Events: the callback allocates nothing.  It links the timer itself onto
  * the context's ready list (or, if its previous event is still unread,
@@ -77,21 +77,20 @@
 /**
  * DOC: Device locking and lifetimes
  *
- * Locking: the file's @mutex serialises the ioctls and read()'s
- * bookkeeping, so a handle cannot be freed under a concurrent operation;
- * read() drops it while it copies events out, so a slow-faulting buffer
- * stalls no ioctl.  An ioctl holds it while it copies records in and out,
- * so its waiters take it killably: a fatal signal ends a task stuck
- * behind another's page fault.  @lock (taken in the callback, softirq) protects the
- * ready list, the event fields and the table's chunk array (the callback
- * follows ready-list links through it; the array is only replaced, under
- * the mutex and @lock, when it grows).  Order: @read_mutex (readers
- * only) -> mutex -> lock -> the lock of the timer's wheel base, and lock ->
- * the wait queue's lock (wake-ups happen under @lock).  Cancel and modify
- * stop the timer with only the mutex held: in a batch under its base's
- * lock when its callback is not running, else with
- * twheel_timer_shutdown_sync()/cancel_sync(), so a running callback
- * finishes first and cannot re-queue a withdrawn event.
+ * Locking: the file's @mutex serialises the ioctls and read()'s bookkeeping,
+ * so a handle cannot be freed under a concurrent operation; read() drops it
+ * while it copies events out, so a slow-faulting buffer stalls no ioctl.  An
+ * ioctl holds it while it copies records in and out, so its waiters take it
+ * killably: a fatal signal ends a task stuck behind another's page
+ * fault.  @lock (taken in the callback, softirq) protects the ready list, the
+ * event fields and the table's chunk array (the callback follows ready-list
+ * links through it; the array is only replaced, under the mutex and @lock,
+ * when it grows).  Order: @read_mutex (readers only) -> mutex -> lock -> the
+ * lock of the timer's wheel base, and lock -> the wait queue's lock
+ * (wake-ups happen under @lock).  Cancel and modify stop the timer with only
+ * the mutex held: in a batch under its base's lock when its callback is not
+ * running, else with twheel_timer_shutdown_sync()/cancel_sync(), so a
+ * running callback finishes first and cannot re-queue a withdrawn event.
  *
  * Lifetimes: release() runs when no ioctl or read() can, and stops every
  * live timer before freeing the table and the context.  A one-shot timer

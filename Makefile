@@ -5,13 +5,14 @@
 #
 #   make              build src/twheel.ko (and the sample) for KDIR, in place,
 #                     and tools/ (libtwheel, twheelctl)
-#   make modules-all  build for the four test kernels, in build/mod/<kernel>/
+#   make modules-all  build for the five test kernels, in build/mod/<kernel>/
 #   make kunit        KUnit suites in the debug kernel VM
 #   make kcsan        KUnit suites, ioctl fuzzer and stress in VMs of the
 #                     kcsan (race detector) kernel
-#   make selftest     selftests/ in stock 6.1, stock 6.12 and debug VMs
+#   make selftest     selftests/ in stock 6.1, stock 6.12, debug and
+#                     PREEMPT_RT 6.1 (rt61) VMs
 #   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
-#                     header sets, shellcheck
+#                     header sets, W=1 on the PREEMPT_RT ones, shellcheck
 #   make check        all of the above (what CI runs), in two lanes side by
 #                     side (scripts/check.sh; TWHEEL_CHECK_JOBS=1: in turn)
 #   make demo         boot stock 6.1, load twheel, run a million timers
@@ -54,7 +55,7 @@ modules:
 	@echo "1 passed, 0 failed"
 
 modules-all:
-	@scripts/build-modules.sh stock61 stock612 debug kcsan
+	@scripts/build-modules.sh stock61 stock612 rt61 debug kcsan
 
 kunit:
 	@scripts/vm-run.sh --min-tests 1 debug kunit
@@ -63,7 +64,7 @@ kcsan:
 	@scripts/kcsan.sh
 
 selftest:
-	@scripts/selftest.sh stock61 stock612 debug
+	@scripts/selftest.sh stock61 stock612 debug rt61
 
 lint:
 	@scripts/lint.sh

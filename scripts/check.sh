@@ -3,8 +3,9 @@
 #
 # `make check`: everything.  First, one after the other:
 #   deps        scripts/deps.sh all (installs nothing when all is there)
-#   modules     the modules for stock61, stock612 and debug (builds the
-#               debug kernel on a cold cache)
+#   modules     the modules for stock61, stock612, debug and rt61 (builds
+#               the debug kernel on a cold cache; a Debian image is
+#               downloaded by its first VM run)
 #   tools       libtwheel's unit test and export check (no kernel); the
 #               VM runs use its binaries
 # then two lanes side by side, each step of a lane after the one before
@@ -30,10 +31,13 @@
 #     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
 #                 kcsan VM); here, not in lane 2, because the debug
 #                 kernel's VMs take longer than the stock ones
-#   lane 2 (the debug kernel)
+#   lane 2 (the debug kernel, then the PREEMPT_RT one)
 #     selftest    the selftest plan on debug
 #     robust      the robust, lifecycle and hotplug plans in one debug VM
 #     kunit       make kunit (debug VM)
+#     rt61        the selftest and rt plans in one VM of Debian's
+#                 PREEMPT_RT kernel, the only one that runs twheel's RT
+#                 code paths; here because lane 2 ends before lane 1
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
@@ -73,6 +77,7 @@ lane2() {
 	step "selftest debug" scripts/selftest.sh debug
 	step "robust debug" scripts/robust.sh debug
 	step kunit make --no-print-directory kunit
+	step "selftest rt61" scripts/selftest.sh rt61
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them.
@@ -117,7 +122,7 @@ start=$SECONDS
 "$TWHEEL_ROOT/scripts/deps.sh" all
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
-step modules scripts/build-modules.sh stock61 stock612 debug
+step modules scripts/build-modules.sh stock61 stock612 debug rt61
 step tools make --no-print-directory -C tools check
 
 if [[ ${TWHEEL_CHECK_JOBS:-2} == 1 ]]; then

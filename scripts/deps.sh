@@ -7,8 +7,8 @@
 # `apt-get update` at most once, and only when something must be installed.
 #
 # Usage: deps.sh [build|vm|lint|docs|dkms|all]...     (default: all)
-#   build  compile twheel.ko for the stock kernels, build the debug and
-#          kcsan kernels
+#   build  compile twheel.ko for the Debian kernels (stock and PREEMPT_RT),
+#          build the debug and kcsan kernels
 #   vm     boot kernels in qemu with a busybox initramfs, static test binaries
 #   lint   checkpatch, sparse, kernel-doc, shellcheck
 #   docs   Sphinx (make docs)
@@ -17,13 +17,16 @@ set -euo pipefail
 
 # Compiling modules for the stock kernels and building the debug and kcsan
 # kernels (Debian 12's gcc 12 has the -fsanitize=thread KCSAN needs).
-# linux-headers-amd64 / linux-headers-6.12-amd64 are Debian's meta packages
-# that follow the current 6.1 and 6.12 ABIs; scripts/kernels.sh downloads the
-# matching images.  linux-source-6.1 provides the source of the built kernels
-# and the kernel's own tooling (kselftest_harness.h, checkpatch.pl,
-# kernel-doc).
+# linux-headers-amd64 / linux-headers-6.12-amd64 / linux-headers-rt-amd64 are
+# Debian's meta packages that follow the current 6.1, 6.12 and PREEMPT_RT 6.1
+# ABIs; scripts/kernels.sh downloads the matching images (stock61, stock612,
+# rt61), and lint.sh compiles for the RT headers too (the RT branches of
+# src/facility.c compile nowhere else).  linux-source-6.1 provides the source
+# of the built kernels and the kernel's own tooling (kselftest_harness.h,
+# checkpatch.pl, kernel-doc).
 BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
-	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64 linux-source-6.1)
+	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64
+	linux-headers-rt-amd64 linux-source-6.1)
 # qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev
 # carries the libc.a the static selftest binaries link against, gcc-multilib
 # the 32-bit one of the compat selftest, liburing-dev the static liburing
@@ -32,9 +35,7 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
 # engines (tools/testing/twheel).
-# linux-headers-rt-amd64: the PREEMPT_RT build of the modules (the RT
-# branches of src/facility.c compile nowhere else).
-LINT=(sparse perl shellcheck clang libclang-rt-14-dev linux-headers-rt-amd64)
+LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
 # Sphinx for `make docs`; dkms for `make dkms-check`.
 DOCS=(python3-sphinx)
 DKMS=(dkms)

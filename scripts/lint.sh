@@ -8,8 +8,9 @@
 #   sparse <k>   make C=2 (sparse on every file) for each stock kernel, with
 #                the debug-only delay points (TWHEEL_DEBUG=1) compiled in
 #   W=1 rt61     the modules for Debian's PREEMPT_RT 6.1 headers
-#                (linux-headers-rt-amd64), with the delay points: the RT
-#                branches of the facility (expiry lock) compile only there
+#                (linux-headers-rt-amd64, the KDIR of the rt61 kernel),
+#                with the delay points: the RT branches of the facility
+#                (expiry lock) compile only there
 #   shell        shellcheck over the harness and benchmark scripts
 # checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
 # (scripts/kernels.sh source), so their data files (spelling.txt,
@@ -129,28 +130,13 @@ lint_kernel_doc() {
 lint_build() {
 	local k=$1 kdir dest
 	shift
-	if [[ "$k" == rt61 ]]; then
-		kdir=$(rt_kdir) || return 1
-	else
-		kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
-	fi
+	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k") || return 1
 	dest=$TWHEEL_BUILD/lint/$k
 	[[ " $* " == *" TWHEEL_DEBUG=1 "* ]] && dest+=-debug
 	sync_module_sources "$dest"
 	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* modules"
 	quiet_if_clean ': (warning|error):' \
 		make -C "$kdir" M="$dest" W=1 KCFLAGS=-Werror "$@" modules
-}
-
-# The headers of the PREEMPT_RT kernel that linux-headers-rt-amd64 follows.
-rt_kdir() {
-	local dep
-	dep=$(dpkg-query -W -f='${Depends}' linux-headers-rt-amd64 2>/dev/null) || {
-		echo "linux-headers-rt-amd64 is not installed; run: sudo scripts/deps.sh lint" >&2
-		return 1
-	}
-	dep=$(sed -n 's/^\(linux-headers-[^ ,]*\).*/\1/p' <<<"$dep")
-	echo "/usr/src/$dep"
 }
 
 lint_shellcheck() {

@@ -3,9 +3,11 @@
 #
 # `make selftest`: run the selftest plan (scripts/plans/selftest.sh: load
 # twheel.ko and the sample, run every selftests/*_test binary) in a VM of
-# each kernel.  Ends with the "N passed, N failed" total over all of them.
+# each kernel; on rt61, the PREEMPT_RT kernel, the rt plan's RT-only checks
+# (scripts/plans/rt.sh) follow in the same boot.  Ends with the
+# "N passed, N failed" total over all of them.
 #
-# Usage: selftest.sh [KERNEL...]   (default: stock61 stock612 debug)
+# Usage: selftest.sh [KERNEL...]   (default: stock61 stock612 debug rt61)
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -13,10 +15,14 @@ set -euo pipefail
 (($#)) || set -- "${TWHEEL_KERNELS[@]}"
 for k in "$@"; do
 	check_kernel_name "$k"
-	# at least one selftest case besides the plan's own three checks
-	# The debug VM (KASAN, the 32-bit tests, fault injection) takes about
-	# 200 s of its own; leave room for a loaded host.
+	plans=(selftest)
+	[[ $k == rt61 ]] && plans+=(rt)
+	# At least one selftest case besides the selftest plan's own three
+	# checks, and a check of each other plan.  The debug VM (KASAN, the
+	# 32-bit tests, fault injection) takes about 200 s of its own; leave
+	# room for a loaded host.
 	run_counted "selftest $k" "$TWHEEL_ROOT/scripts/vm-run.sh" \
-		--timeout "${TWHEEL_VM_TIMEOUT:-600}" --min-tests 4 "$k" selftest || true
+		--timeout "${TWHEEL_VM_TIMEOUT:-600}" --min-tests $((3 + ${#plans[@]})) \
+		"$k" "${plans[@]}" || true
 done
 report_counted selftest

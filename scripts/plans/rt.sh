@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=sh
+#
+# Test plan: what only the PREEMPT_RT kernel (rt61) checks.  It runs after
+# the selftest plan in the same boot (scripts/selftest.sh runs
+# `vm-run.sh rt61 selftest rt`), so the selftests themselves are not
+# repeated here: this is the place for steps that make sense on RT alone.
+# shellcheck source=scripts/vm/lib.sh
+. /lib/twheel.sh
+
+# The selftests passing proves nothing about RT if the guest did not boot
+# an RT kernel: /sys/kernel/realtime exists only on PREEMPT_RT and says 1.
+is_preempt_rt() {
+	[ "$(cat /sys/kernel/realtime 2>/dev/null)" = 1 ] &&
+		uname -v | grep -q PREEMPT_RT
+}
+check "the kernel is PREEMPT_RT ($(uname -r))" is_preempt_rt
+
+# RT-only steps go below, e.g.:
+#   load twheel
+#   check "..." insmod /modules/<something>.ko
+#   unload twheel

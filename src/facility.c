@@ -117,27 +117,37 @@
  * not running, and the timer is not pending unless re-armed after that.
  *
  * Which base a timer is on: the index of its base is kept in its @state
- * word with the state bits, next to TWHEEL_TS_MIGRATING, and changes only
- * (a) under the old base's lock with TWHEEL_TS_MIGRATING set, to be
- * cleared under the new base's lock, (b) with both locks held (hotplug),
- * or (c) under the new base's lock only, by twheel_batch_arm(), for a
- * timer just set up or stopped in the same run: linked nowhere, not
+ * word with the state bits, and changes only (a) with the locks of the old
+ * and the new base both held (a start or modify that moves the timer, and
+ * hotplug), or (b) under the new base's lock only, by twheel_batch_arm(),
+ * for a timer just set up or stopped in the same run: linked nowhere, not
  * running, and every other operation on it excluded by the batch's caller.
  * Every operation on a timer finds and locks its base with
- * twheel_lock_base(), timer.c's lock_timer_base(): read the word; if the
- * timer is migrating, spin; otherwise lock the base it names and check the
- * word still names it, else unlock and retry.  A migrating timer is linked
- * nowhere and no other CPU can lock it, so it is never lost or linked
- * twice.  Start and modify move a timer to the calling CPU's base (unless
- * TWHEEL_TIMER_PINNED or, while pending, TWHEEL_TIMER_ANY_CPU keep it), with
- * timer.c's rule from __mod_timer(): a timer whose callback runs is never
- * moved; it is armed on the base running its callback.  So a running
- * timer's base stays put until its callback returns, which is what lets a
- * sync cancel wait on the right base, and a timer's callbacks cannot run
- * on two bases at once: callbacks of one timer never run concurrently.
- * Two base locks are held together only by the hotplug teardown (the dead
- * CPU's, then the live one's, nested): a migration drops the old lock
- * before it takes the new one.
+ * twheel_lock_base(), timer.c's lock_timer_base(): read the word, lock the
+ * base it names and check the word still names it, else unlock and retry.
+ * So whoever holds the lock of the base the word names owns the timer, and
+ * the word never names a base that does not have it.  Start and modify
+ * move a timer to the calling CPU's base (unless TWHEEL_TIMER_PINNED or,
+ * while pending, TWHEEL_TIMER_ANY_CPU keep it), with timer.c's rule from
+ * __mod_timer(): a timer whose callback runs is never moved; it is armed on
+ * the base running its callback.  So a running timer's base stays put
+ * until its callback returns, which is what lets a sync cancel wait on the
+ * right base, and a timer's callbacks cannot run on two bases at once:
+ * callbacks of one timer never run concurrently.
+ *
+ * Two base locks are held together only to move timers between them, and
+ * they nest in the order of the bases' indices, as double_rq_lock() does
+ * for runqueues: a move from a base to one of a higher index takes the
+ * second lock nested; to a lower index it tries the lock, and if that
+ * fails, drops its own, waits for the other holding neither and starts
+ * over, as the timer may have changed or moved meanwhile.  timer.c instead
+ * drops the old lock first and marks the timer migrating, which makes
+ * everyone else spin until the mover takes the new lock; its locks are
+ * raw, so the mover cannot be preempted in between.  twheel's are not (on
+ * PREEMPT_RT they sleep), and a waiter of higher priority spinning on the
+ * mover's CPU would keep it from ever getting there.  Holding both locks,
+ * a move leaves others nothing to spin on, only a lock to wait for, which
+ * on PREEMPT_RT boosts the mover.
  *
  * All timer state of one base is protected by its lock, a spinlock_t
  * taken with interrupts disabled.  The non-sleeping API may be called from
@@ -148,12 +158,7 @@
  * never run concurrently with each other.  Callbacks of one base do not
  * either (an hrtimer's callback does not run on two CPUs at once), so an
  * instance created with TWHEEL_CREATE_SINGLE_BASE keeps the promise that
- * callbacks of the instance never run concurrently with each other.  On
- * PREEMPT_RT a task that is preempted inside the short window of a
- * migration makes a CPU that wants the same timer spin until it runs again
- * (as timer.c, whose base lock is raw, cannot: a known limitation here);
- * when the spinner is a task of higher priority on the mover's own CPU,
- * that is only when RT throttling lets the mover run.
+ * callbacks of the instance never run concurrently with each other.
  *
  * twheel_timer_cancel() does not wait: if the callback is running it
  * unlinks whatever is pending and returns, while the callback may still
@@ -213,7 +218,6 @@
  */
 #define TWHEEL_TS_EXPIRED	BIT(0)	/* on base->expired, callback due */
 #define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
-#define TWHEEL_TS_MIGRATING	BIT(2)	/* moving between bases, on none */
 #define TWHEEL_TS_PLACED	BIT(3)	/* armed since set up (PINNED) */
 #define TWHEEL_TS_BASE_SHIFT	8
 #define TWHEEL_TS_BITS		(BIT(TWHEEL_TS_BASE_SHIFT) - 1)
@@ -366,31 +370,24 @@ static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
 /*
  * Find and lock the base @timer is on: timer.c's lock_timer_base().  The
  * base named in the state word can change until we hold its lock, so
- * check it again then; while the timer migrates (between two bases with
- * neither lock held by its mover) it is on none, and we wait.
+ * check it again then.
  */
 static struct twheel_base *twheel_lock_base(const struct twheel_timer *timer,
 					    unsigned long *flags)
 	__acquires(&base->lock)
 {
-	/* the base index and the migrating bit, not the other state bits */
-	const u32 mask = (u32)~TWHEEL_TS_BITS | TWHEEL_TS_MIGRATING;
 	struct twheel *w = timer->wheel;
 
 	for (;;) {
 		u32 st = READ_ONCE(timer->state);
+		struct twheel_base *base = w->bases[twheel_ts_base(st)];
+		bool contended = twheel_base_lock(base, flags);
 
-		if (!(st & TWHEEL_TS_MIGRATING)) {
-			struct twheel_base *base = w->bases[twheel_ts_base(st)];
-			bool contended = twheel_base_lock(base, flags);
-
-			if (!((READ_ONCE(timer->state) ^ st) & mask)) {
-				base->stats.contended += contended;
-				return base;
-			}
-			spin_unlock_irqrestore(&base->lock, *flags);
+		if (twheel_ts_base(READ_ONCE(timer->state)) == base->index) {
+			base->stats.contended += contended;
+			return base;
 		}
-		cpu_relax();
+		spin_unlock_irqrestore(&base->lock, *flags);
 	}
 }
 
@@ -1131,24 +1128,39 @@ static struct twheel_base *twheel_target(struct twheel *w,
 }
 
 /*
- * Move @timer, not linked, from @base (locked) to @to: timer.c's
- * __mod_timer() base switch.  While neither lock is held the timer is
- * marked migrating, so every other operation on it waits in
- * twheel_lock_base().  Interrupts stay disabled throughout (the caller
- * restores them when it unlocks @to).
+ * Base locks nest in the order of the bases' indices (see the DOC block).
+ * Holding @base's lock, a caller that needs @to's too takes it nested if
+ * @to comes later, else tries it; if someone holds it, twheel_lock_wait()
+ * drops @base's lock (restoring @flags), waits for @to's holding neither
+ * (on PREEMPT_RT boosting its holder), and the caller starts over: the
+ * timer it was after may have changed or moved meanwhile.
+ */
+static void twheel_lock_wait(struct twheel_base *base, struct twheel_base *to,
+			     unsigned long flags)
+	__releases(&base->lock)
+{
+	spin_unlock_irqrestore(&base->lock, flags);
+	twheel_delay(TWHEEL_DELAY_LOCK_WAIT);
+	spin_lock_irqsave(&to->lock, flags);
+	spin_unlock_irqrestore(&to->lock, flags);
+}
+
+/*
+ * Move @timer, linked nowhere, from @base to @to, both locked
+ * (twheel_lock_wait()): timer.c's __mod_timer() base switch, but an
+ * operation that looks for the timer meanwhile waits for a lock instead of
+ * spinning on a migrating bit.  Drops @base's lock; interrupts stay
+ * disabled (the caller restores them when it unlocks @to).
  */
 static struct twheel_base *twheel_migrate(struct twheel_timer *timer,
 					  struct twheel_base *base,
 					  struct twheel_base *to)
-	__releases(&base->lock) __acquires(&to->lock)
+	__releases(&base->lock)
 {
-	twheel_ts_set(timer, TWHEEL_TS_MIGRATING);
-	spin_unlock(&base->lock);
 	twheel_delay(TWHEEL_DELAY_MIGRATE);
-	spin_lock(&to->lock);
-	WRITE_ONCE(timer->state,
-		   (timer->state & TWHEEL_TS_BITS & ~TWHEEL_TS_MIGRATING) |
-		   (to->index << TWHEEL_TS_BASE_SHIFT));
+	WRITE_ONCE(timer->state, (timer->state & TWHEEL_TS_BITS) |
+				 (to->index << TWHEEL_TS_BASE_SHIFT));
+	spin_unlock(&base->lock);
 	return to;
 }
 
@@ -1244,7 +1256,7 @@ twheel_own_callback_base(struct twheel_timer *timer)
 	 * Inside its callback the timer cannot leave the base running it,
 	 * so the word names that base; a stale word means we are not there.
 	 */
-	if (!w || (st & TWHEEL_TS_MIGRATING))
+	if (!w)
 		return NULL;
 	base = w->bases[twheel_ts_base(st)];
 	/* Softirqs do not nest: this CPU is inside that callback. */
@@ -1293,6 +1305,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	if (!twheel_args_valid(expires, slack_ns, mode))
 		return -EINVAL;
 
+again:
 	base = twheel_lock_base(timer, &flags);
 	if (timer->state & TWHEEL_TS_SHUTDOWN) {
 		ret = -ESHUTDOWN;
@@ -1306,6 +1319,13 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 
 	to = twheel_target(w, timer, base, ret);
 	if (to != base) {
+		if (base->index < to->index) {
+			spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
+		} else if (twheel_fail(TWHEEL_FAIL_LOCK_PAIR) ||
+			   !spin_trylock(&to->lock)) {
+			twheel_lock_wait(base, to, flags);
+			goto again;
+		}
 		if (ret) {
 			twheel_detach(base, timer);
 			if (twheel_base_empty(base))
@@ -1518,7 +1538,7 @@ static int twheel_batch_hold(const struct twheel_base *base,
 {
 	u32 st = READ_ONCE(timer->state);
 
-	if ((st & TWHEEL_TS_MIGRATING) || twheel_ts_base(st) != base->index)
+	if (twheel_ts_base(st) != base->index)
 		return -EXDEV;
 	if (base->running == timer)
 		return -EBUSY;
@@ -2090,7 +2110,7 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 {
 	struct twheel *w = hlist_entry(node, struct twheel, cpuhp_node);
 	struct twheel_base *from = w->bases[cpu], *to;
-	unsigned long moved;
+	unsigned long moved, flags;
 
 	/*
 	 * Its hrtimer may still be queued, on the dead CPU or, programmed
@@ -2101,21 +2121,28 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 	 */
 	for (;;) {
 		hrtimer_cancel(&from->tick);
-		spin_lock_irq(&from->lock);
-		if (!from->in_tick)
+		spin_lock_irqsave(&from->lock, flags);
+		/* Any live base would do; interrupts are off. */
+		to = w->bases[raw_smp_processor_id()];
+		if (from->in_tick) {
+			spin_unlock_irqrestore(&from->lock, flags);
+			continue;
+		}
+		if (from->index < to->index) {
+			spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
 			break;
-		spin_unlock_irq(&from->lock);
+		}
+		if (spin_trylock(&to->lock))
+			break;
+		twheel_lock_wait(from, to, flags);
 	}
-	/* Any live base would do; interrupts are off, we stay on this CPU. */
-	to = w->bases[raw_smp_processor_id()];
-	spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
 	moved = twheel_base_move(from, to);
 	if (moved)
 		twheel_program(to, tw_engine_next_lower_bound(&to->engine));
 	spin_unlock(&to->lock);
 	hrtimer_try_to_cancel(&from->tick);
 	from->programmed = TW_NO_TICK;
-	spin_unlock_irq(&from->lock);
+	spin_unlock_irqrestore(&from->lock, flags);
 	if (moved)
 		pr_debug("cpu%u offline: %lu timers of %pd moved to cpu%u\n",
 			 cpu, moved, w->debugfs, to->cpu);

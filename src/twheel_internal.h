@@ -65,11 +65,20 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_CALLBACK,
 	/* device: a callback queued its event and dropped the file's lock */
 	TWHEEL_DELAY_EVENT_QUEUED,
-	/* facility: a timer is migrating between bases, neither lock held */
+	/* facility: a timer moves between bases, both locked, not yet moved */
 	TWHEEL_DELAY_MIGRATE,
 	/* facility: a base's hrtimer fired, its handler has no lock yet */
 	TWHEEL_DELAY_TICK,
+	/* facility: a move let go of its base to wait for the other's lock */
+	TWHEEL_DELAY_LOCK_WAIT,
 	TWHEEL_NR_DELAYS
+};
+
+/* Fail points (src/delay.c): checks that tests make fail, same builds. */
+enum twheel_fail_point {
+	/* facility: a move to a base of a lower index finds its lock taken */
+	TWHEEL_FAIL_LOCK_PAIR,
+	TWHEEL_NR_FAILS
 };
 
 #ifdef TWHEEL_DEBUG_DELAYS
@@ -77,9 +86,12 @@ void twheel_delay(enum twheel_delay_point point);
 void twheel_delay_init(struct dentry *root);
 void twheel_delay_set(enum twheel_delay_point point, u32 us);
 unsigned int twheel_delay_hits(enum twheel_delay_point point);
+bool twheel_fail(enum twheel_fail_point point);
+void twheel_fail_set(enum twheel_fail_point point, int times);
 #else
 static inline void twheel_delay(enum twheel_delay_point point) { }
 static inline void twheel_delay_init(struct dentry *root) { }
+static inline bool twheel_fail(enum twheel_fail_point point) { return false; }
 #endif
 
 #endif /* _TWHEEL_INTERNAL_H */

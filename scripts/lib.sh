@@ -140,7 +140,7 @@ report_counted() {
 # products already there so that kbuild rebuilds incrementally.
 sync_module_sources() {
 	local dest=$1 have=() s
-	for s in Kbuild src include kunit samples; do
+	for s in Kbuild src include kunit samples testmod; do
 		[[ -e "$TWHEEL_ROOT/$s" ]] && have+=("$s")
 	done
 	mkdir -p "$dest"

@@ -117,6 +117,18 @@ done
 
 check "twheel_sample unloads" rmmod twheel_sample
 
+# The test module of builds with the delay points (testmod/): a canceller
+# of higher priority on the CPU of a timer's mover must wait for a lock,
+# not spin (it matters on PREEMPT_RT).  Its load is the test.
+if [ -e /modules/twheel_test_migrate.ko ]; then
+	check "twheel_test_migrate: a waiter of higher priority lets the mover run" \
+		insmod /modules/twheel_test_migrate.ko
+	dmesg | grep 'twheel_test_migrate:'
+	if [ -d /sys/module/twheel_test_migrate ]; then
+		rmmod twheel_test_migrate
+	fi
+fi
+
 # The device's wheel on the other engines (engine=; the runs above used
 # the default, hier): the ioctl test again on each, and the sample's
 # re-arming timers.  The engine shows in debugfs and in TWHEEL_IOC_API.

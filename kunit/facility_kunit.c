@@ -39,6 +39,7 @@
 #include <linux/completion.h>
 #include <linux/cpu.h>
 #include <linux/cpumask.h>
+#include <linux/debug_locks.h>
 #include <linux/delay.h>
 #include <linux/err.h>
 #include <linux/iopoll.h>
@@ -1872,6 +1873,50 @@ static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *te
 		KUNIT_EXPECT_EQ(test, twk_stats(r->p->ctx->wheel).cancelled, 0ULL);
 	}
 	KUNIT_EXPECT_EQ(test, twk_stats(r->p->ctx->wheel).pending, 0ULL);
+}
+
+/* Re-arms its own timer, then calls twheel_timer_cancel_sync() on it. */
+static void twk_cb_cancel_sync_self(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+
+	p->data = twheel_timer_modify(timer, 10 * NSEC_PER_SEC, 0,
+				      TWHEEL_MODE_REL);
+	p->ret = twheel_timer_cancel_sync(timer);
+	p->limit = twheel_timer_pending(timer);
+	twk_record(p);
+}
+
+/*
+ * twheel_timer_cancel_sync() from the timer's own callback would wait for
+ * that callback to return: forever.  It warns (the case announces the
+ * warning, which the harness then accepts, and fails the run if it does
+ * not come) and cancels as twheel_timer_cancel() does: here the re-arm
+ * the callback made just before.  Lockdep must stay on: the own-callback
+ * check comes before lockdep's wait annotation, which would report
+ * recursion on the callback's own map and turn lockdep off for the boot.
+ * The warning is WARN_ON_ONCE(): this is the only case that triggers it.
+ */
+static void twheel_timer_cancel_sync_own_callback_warns_and_cancels(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel(test, ctx, TWK_MS, 4, 64);
+	struct twk_probe *p = twk_probes(test, ctx, w, 1, twk_cb_cancel_sync_self);
+	int locks = debug_locks;
+
+	/* the frame surely in its trace: the call is a tail call */
+	kunit_info(test, "TWHEEL-EXPECT-WARN: twk_cb_cancel_sync_self\n");
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&p->timer, 2 * TWK_MS, 0,
+						 TWHEEL_MODE_REL), 0);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p->data, 0ULL);	/* the modify: it was idle */
+	KUNIT_EXPECT_EQ(test, p->ret, 1);	/* the re-arm, cancelled */
+	KUNIT_EXPECT_EQ(test, p->limit, 0ULL);	/* not pending after it */
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 1);
+	KUNIT_EXPECT_EQ_MSG(test, debug_locks, locks, "lockdep turned itself off");
 }
 
 static void twheel_timer_shutdown_sync_refuses_rearm_from_callback(struct kunit *test)
@@ -4675,6 +4720,7 @@ static struct kunit_case twheel_facility_cases[] = {
 			 twk_race_gen_params),
 	KUNIT_CASE_PARAM(twheel_timer_sync_calls_wait_for_rearmed_callback,
 			 twk_rerace_gen_params),
+	KUNIT_CASE(twheel_timer_cancel_sync_own_callback_warns_and_cancels),
 	KUNIT_CASE(twheel_timer_shutdown_sync_refuses_rearm_from_callback),
 	KUNIT_CASE_PARAM(twheel_timer_restart_vs_calls_during_callback,
 			 twk_restart_race_gen_params),

@@ -39,6 +39,12 @@
 # Every other splat still fails the run, on kcsan as everywhere.  A twheel
 # report is printed in full and kept in build/vm/<kernel>-<plan>.kcsan.log.
 #
+# A warning that a test announced on the console ("TWHEEL-EXPECT-WARN:
+# NAME" right before it triggers it) is not a splat: the next warning
+# report naming NAME is taken out (scripts/warn-filter.awk), and the run
+# fails if none came.  This is for paths whose documented behaviour is to
+# warn, such as twheel_timer_cancel_sync() from the timer's own callback.
+#
 # The full console log is kept in build/vm/<kernel>-<plan>.log.  The last
 # line printed is "N passed, N failed" over the test cases, plus one failure
 # for a bad verdict that no test case accounts for (splat, crash, timeout).
@@ -301,6 +307,18 @@ if [[ "$kernel" == kcsan ]]; then
 		-f "$TWHEEL_ROOT/scripts/kcsan-filter.awk" "$clean" >"$judged"
 	n_ours=$(grep -c 'BUG: KCSAN:' "$kcsan_ours" || true)
 	n_ignored=$(grep -c . "$kcsan_ignored" || true)
+fi
+# The warnings a test announced (scripts/warn-filter.awk) are no splats;
+# an announced warning that did not come is a failure.
+warn_unmet=$vmdir/$run_id.warn-unmet
+rm -f "$warn_unmet"
+awk -v unmet="$warn_unmet" -f "$TWHEEL_ROOT/scripts/warn-filter.awk" \
+	"$judged" >"$vmdir/$run_id.judged-warn.log"
+judged=$vmdir/$run_id.judged-warn.log
+if [[ -s "$warn_unmet" ]]; then
+	while IFS= read -r w; do
+		bad "a test announced a warning (named $w), which did not come"
+	done <"$warn_unmet"
 fi
 splats=$(grep -cE "$SPLAT_RE" "$judged" || true)
 ((splats)) && bad "$splats kernel splat line(s) on the console"

@@ -33,6 +33,9 @@
  *    batch whose records fault (a userfaultfd page) holds the file's mutex
  *    meanwhile; a read() or ioctl of another process sharing the file waits
  *    for it, and SIGKILL must end that process (the event it wanted stays).
+ *  - kill_during_batch: SIGKILL stops a batch between two runs of records,
+ *    the later records untouched (debug kernels only: the delay point
+ *    batch_run_us makes the batch long enough to be killed in).
  *
  * The windows of the first four are a few instructions wide, so on the
  * stock kernels the loops hit them by chance.  The debug kernel's modules
@@ -112,6 +115,12 @@
 #define STALL_EV_COOKIE		0x57a1100000000001ULL
 #define STALL_FAR_COOKIE	0x57a1100000000002ULL
 #define STALL_NEW_COOKIE	0x57a1100000000003ULL
+
+/* kill_during_batch: the kernel's runs (the uapi header: up to 32) */
+#define KILL_RUN		32
+#define KILL_RECORDS		(200 * KILL_RUN)
+#define KILL_DELAY_US		5000
+#define KILL_COOKIE		0x4b11100000000000ULL
 
 /* ---- CPUs ---- */
 
@@ -330,8 +339,9 @@ static int delays_off(void)
 {
 	int a = delay_set("callback_us", 0);
 	int b = delay_set("event_queued_us", 0);
+	int c = delay_set("batch_run_us", 0);
 
-	return a ? a : b;
+	return a ? a : b ? b : c;
 }
 
 /*
@@ -1241,6 +1251,68 @@ TEST_F(twheel_race, kill_reader_behind_stalled_batch)
 TEST_F(twheel_race, kill_ioctl_behind_stalled_batch)
 {
 	kill_waiter_of_stalled_batch(_metadata, self->fd, &self->uffd, false);
+}
+
+/*
+ * A fatal signal stops a batch between two runs of records, and leaves the
+ * later records untouched (the uapi header's promise).  A child sharing the
+ * file arms KILL_RECORDS far timers in one batch, from records in shared
+ * memory; the delay point batch_run_us holds the batch 5 ms after each run
+ * of 32, so the whole of it would take a second, and the test kills the
+ * child as soon as fdinfo counts the first run's timers.  Then the records
+ * that carry a handle must be whole runs, short of the batch, all before
+ * any untouched one, and the file must hold exactly their timers.
+ */
+TEST_F(twheel_race, kill_during_batch)
+{
+	size_t sz = KILL_RECORDS * sizeof(struct twheel_batch_op);
+	struct twheel_batch_op *ops;
+	int status, i, done;
+	uint64_t deadline;
+	pid_t child;
+	long n;
+
+	if (!self->delays || access(DELAY_DIR "batch_run_us", W_OK))
+		SKIP(return, "needs the delay point batch_run_us (debug kernels)");
+	ops = mmap(NULL, sz, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ops);
+	for (i = 0; i < KILL_RECORDS; i++)
+		op_arm(&ops[i], 0, FAR, 0, KILL_COOKIE + i);
+	ASSERT_EQ(0, delay_set("batch_run_us", KILL_DELAY_US));
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(_test_ioctl_batch(self->fd, ops, KILL_RECORDS, NULL) ==
+		      KILL_RECORDS ? 0 : 1);
+	deadline = now_ns() + EVENT_WAIT_MS * NSEC_PER_MSEC;
+	while ((n = fd_timers(self->fd)) >= 0 && n < KILL_RUN &&
+	       now_ns() < deadline)
+		pause_ns(NSEC_PER_MSEC);	/* a bounded re-check */
+	ASSERT_EQ(0, kill(child, SIGKILL));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_EQ(0, delay_set("batch_run_us", 0));
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ASSERT_LE(KILL_RUN, n)
+		TH_LOG("fdinfo did not count the first run in %d ms", EVENT_WAIT_MS);
+
+	for (done = 0; done < KILL_RECORDS && ops[done].handle; done++)
+		ASSERT_EQ(0, op_res(&ops[done])) TH_LOG("record %d", done);
+	for (i = done; i < KILL_RECORDS; i++)
+		if (ops[i].handle || ops[i].out_result != RESULT_POISON)
+			break;
+	EXPECT_EQ(KILL_RECORDS, i)
+		TH_LOG("record %d, after the last processed one (%d), was written",
+		       i, done - 1);
+	EXPECT_GT(KILL_RECORDS, done)
+		TH_LOG("SIGKILL did not stop the batch: all %d records were processed",
+		       KILL_RECORDS);
+	EXPECT_EQ(0, done % KILL_RUN) TH_LOG("%d records processed", done);
+	EXPECT_EQ(done, fd_timers(self->fd));
+	TH_LOG("SIGKILL stopped the batch after %d of %d records", done,
+	       KILL_RECORDS);
+	munmap(ops, sz);
 }
 
 TEST_HARNESS_MAIN

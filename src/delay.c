@@ -40,6 +40,7 @@ static const char *const twheel_delay_names[TWHEEL_NR_DELAYS] = {
 	[TWHEEL_DELAY_MIGRATE] = "migrate_us",
 	[TWHEEL_DELAY_TICK] = "tick_us",
 	[TWHEEL_DELAY_LOCK_WAIT] = "lock_wait_us",
+	[TWHEEL_DELAY_BATCH_RUN] = "batch_run_us",
 };
 
 static atomic_t twheel_fail_left[TWHEEL_NR_FAILS];

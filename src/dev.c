@@ -1305,6 +1305,7 @@ static int twheel_ioctl_batch(struct twheel_ucmd *ucmd)
 				twheel_do_cancel(ctx, run->ut[i]);
 		twheel_batch_uncharge(ctx, run);
 		done += reported;
+		twheel_delay(TWHEEL_DELAY_BATCH_RUN);
 		if (fatal_signal_pending(current))
 			break;
 		cond_resched();

@@ -71,6 +71,8 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_TICK,
 	/* facility: a move let go of its base to wait for the other's lock */
 	TWHEEL_DELAY_LOCK_WAIT,
+	/* device: a batch did a run of records, fatal signals not checked */
+	TWHEEL_DELAY_BATCH_RUN,
 	TWHEEL_NR_DELAYS
 };
 

@@ -367,6 +367,12 @@ static u64 tl_gran_ns(u64 delay_ns)
 	return (u64)jiffies_to_nsecs(1UL << (3 * lvl));
 }
 
+/* tl_gran_ns() for a timer due at @exp_ns, armed at @now_ns */
+static u64 tl_gran_at(u64 exp_ns, u64 now_ns)
+{
+	return tl_gran_ns(exp_ns > now_ns ? exp_ns - now_ns : 0);
+}
+
 /* Scheme 2: one list sorted by expiry, insertion scans from the head. */
 struct sl_timer {
 	struct list_head node;
@@ -758,9 +764,7 @@ static void base_use(const struct tbase *b)
 /* timer_list's granularity for a timer @off_ms after the base instant */
 static u64 slack_for(u32 off_ms)
 {
-	u64 now = ktime_get_ns(), exp = base_ns + (u64)off_ms * NSEC_PER_MSEC;
-
-	return tl_gran_ns(exp > now ? exp - now : 0);
+	return tl_gran_at(base_ns + (u64)off_ms * NSEC_PER_MSEC, ktime_get_ns());
 }
 
 /* What one repetition of an ops case works on, the same for every impl. */
@@ -1940,7 +1944,7 @@ static void var_populate(const struct variant *v, union btimer *arr,
 		}
 		exp = base + off[i];
 		arm_abs(v->impl, &arr[i], exp, now, nj,
-			v->slack ? tl_gran_ns(exp > now ? exp - now : 0) : 0);
+			v->slack ? tl_gran_at(exp, now) : 0);
 	}
 }
 

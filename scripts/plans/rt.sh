@@ -16,7 +16,7 @@ is_preempt_rt() {
 }
 check "the kernel is PREEMPT_RT ($(uname -r))" is_preempt_rt
 
-# twheel_test_migrate (testmod/), the check that matters most here, runs
+# twheel_test_rt (testmod/), the check that matters most here, runs
 # in the selftest plan on every kernel whose modules have the delay points.
 # RT-only steps go below, e.g.:
 #   load twheel

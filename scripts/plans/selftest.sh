@@ -120,12 +120,12 @@ check "twheel_sample unloads" rmmod twheel_sample
 # The test module of builds with the delay points (testmod/): a canceller
 # of higher priority on the CPU of a timer's mover must wait for a lock,
 # not spin (it matters on PREEMPT_RT).  Its load is the test.
-if [ -e /modules/twheel_test_migrate.ko ]; then
-	check "twheel_test_migrate: a waiter of higher priority lets the mover run" \
-		insmod /modules/twheel_test_migrate.ko
-	dmesg | grep 'twheel_test_migrate:'
-	if [ -d /sys/module/twheel_test_migrate ]; then
-		rmmod twheel_test_migrate
+if [ -e /modules/twheel_test_rt.ko ]; then
+	check "twheel_test_rt: waiters of higher priority let the mover and the callback run" \
+		insmod /modules/twheel_test_rt.ko
+	dmesg | grep 'twheel_test_rt:'
+	if [ -d /sys/module/twheel_test_rt ]; then
+		rmmod twheel_test_rt
 	fi
 fi
 

@@ -5,12 +5,12 @@
 #
 #   make              build src/twheel.ko (and the sample) for KDIR, in place,
 #                     and tools/ (libtwheel, twheelctl)
-#   make modules-all  build for the five test kernels, in build/mod/<kernel>/
+#   make modules-all  build for the six test kernels, in build/mod/<kernel>/
 #   make kunit        KUnit suites in the debug kernel VM
 #   make kcsan        KUnit suites, ioctl fuzzer and stress in VMs of the
 #                     kcsan (race detector) kernel
 #   make selftest     selftests/ in stock 6.1, stock 6.12, debug and
-#                     PREEMPT_RT 6.1 (rt61) VMs
+#                     PREEMPT_RT 6.1 and 6.12 (rt61, rt612) VMs
 #   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
 #                     header sets, W=1 on the PREEMPT_RT ones, shellcheck
 #   make check        all of the above (what CI runs), in two lanes side by
@@ -55,7 +55,7 @@ modules:
 	@echo "1 passed, 0 failed"
 
 modules-all:
-	@scripts/build-modules.sh stock61 stock612 rt61 debug kcsan
+	@scripts/build-modules.sh stock61 stock612 rt61 rt612 debug kcsan
 
 kunit:
 	@scripts/vm-run.sh --min-tests 1 debug kunit
@@ -64,7 +64,7 @@ kcsan:
 	@scripts/kcsan.sh
 
 selftest:
-	@scripts/selftest.sh stock61 stock612 debug rt61
+	@scripts/selftest.sh stock61 stock612 debug rt61 rt612
 
 lint:
 	@scripts/lint.sh

@@ -10,13 +10,13 @@
 #
 # W=1 is always on; with WERROR=1 (the default when $CI is set) any
 # compiler warning fails the build.  For the kernels built from source
-# (debug, kcsan) and for rt61, Debian's PREEMPT_RT kernel, make also gets
-# TWHEEL_DEBUG=1, which compiles in twheel's debug-only code (e.g. delay
-# points that widen race windows, src/Kbuild; has_delay_points in
+# (debug, kcsan) and for rt61 and rt612, Debian's PREEMPT_RT kernels, make
+# also gets TWHEEL_DEBUG=1, which compiles in twheel's debug-only code (e.g.
+# delay points that widen race windows, src/Kbuild; has_delay_points in
 # scripts/lib.sh); modules for stock61 and stock612 are built as a user
 # would build them.
 #
-# Usage: build-modules.sh [KERNEL...]    (default: all five kernels)
+# Usage: build-modules.sh [KERNEL...]    (default: all six kernels)
 # Prints one TAP-ish line per kernel and ends with "N passed, N failed".
 set -euo pipefail
 # shellcheck source=scripts/lib.sh

@@ -3,9 +3,9 @@
 #
 # `make check`: everything.  First, one after the other:
 #   deps        scripts/deps.sh all (installs nothing when all is there)
-#   modules     the modules for stock61, stock612, debug and rt61 (builds
-#               the debug kernel on a cold cache; a Debian image is
-#               downloaded by its first VM run)
+#   modules     the modules for stock61, stock612, debug, rt61 and rt612
+#               (builds the debug kernel on a cold cache; a Debian image
+#               is downloaded by its first VM run)
 #   tools       libtwheel's unit test and export check (no kernel); the
 #               VM runs use its binaries
 # then two lanes side by side, each step of a lane after the one before
@@ -31,13 +31,16 @@
 #     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
 #                 kcsan VM); here, not in lane 2, because the debug
 #                 kernel's VMs take longer than the stock ones
-#   lane 2 (the debug kernel, then the PREEMPT_RT one)
+#   lane 2 (the debug kernel, then the PREEMPT_RT ones)
 #     selftest    the selftest plan on debug
 #     robust      the robust, lifecycle and hotplug plans in one debug VM
 #     kunit       make kunit (debug VM)
 #     rt61        the selftest and rt plans in one VM of Debian's
-#                 PREEMPT_RT kernel, the only one that runs twheel's RT
-#                 code paths; here because lane 2 ends before lane 1
+#                 PREEMPT_RT 6.1 kernel (the RT patch set); with rt612
+#                 the only kernels that run twheel's RT code paths; here
+#                 because lane 2 ends before lane 1
+#     rt612       the same on Debian's PREEMPT_RT 6.12 kernel, whose RT
+#                 is mainline's (its locking differs from 6.1-rt's)
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
@@ -78,6 +81,7 @@ lane2() {
 	step "robust debug" scripts/robust.sh debug
 	step kunit make --no-print-directory kunit
 	step "selftest rt61" scripts/selftest.sh rt61
+	step "selftest rt612" scripts/selftest.sh rt612
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them.
@@ -122,7 +126,7 @@ start=$SECONDS
 "$TWHEEL_ROOT/scripts/deps.sh" all
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
-step modules scripts/build-modules.sh stock61 stock612 debug rt61
+step modules scripts/build-modules.sh stock61 stock612 debug rt61 rt612
 step tools make --no-print-directory -C tools check
 
 if [[ ${TWHEEL_CHECK_JOBS:-2} == 1 ]]; then

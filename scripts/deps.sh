@@ -17,16 +17,19 @@ set -euo pipefail
 
 # Compiling modules for the stock kernels and building the debug and kcsan
 # kernels (Debian 12's gcc 12 has the -fsanitize=thread KCSAN needs).
-# linux-headers-amd64 / linux-headers-6.12-amd64 / linux-headers-rt-amd64 are
-# Debian's meta packages that follow the current 6.1, 6.12 and PREEMPT_RT 6.1
-# ABIs; scripts/kernels.sh downloads the matching images (stock61, stock612,
-# rt61), and lint.sh compiles for the RT headers too (the RT branches of
-# src/facility.c compile nowhere else).  linux-source-6.1 provides the source
-# of the built kernels and the kernel's own tooling (kselftest_harness.h,
-# checkpatch.pl, kernel-doc).
+# linux-headers-amd64 / linux-headers-6.12-amd64 / linux-headers-rt-amd64 /
+# linux-headers-6.12-rt-amd64 are Debian's meta packages that follow the
+# current 6.1, 6.12, PREEMPT_RT 6.1 and PREEMPT_RT 6.12 ABIs;
+# scripts/kernels.sh downloads the matching images (stock61, stock612, rt61,
+# rt612), and lint.sh compiles for the RT headers too (the RT branches of
+# src/facility.c compile nowhere else).  The 6.12 headers packages depend on
+# their image (signed or -unsigned), so apt installs that image on the host
+# too; the harness never uses it (kernels.sh fetches its own copy).
+# linux-source-6.1 provides the source of the built kernels and the kernel's
+# own tooling (kselftest_harness.h, checkpatch.pl, kernel-doc).
 BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64
-	linux-headers-rt-amd64 linux-source-6.1)
+	linux-headers-rt-amd64 linux-headers-6.12-rt-amd64 linux-source-6.1)
 # qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev
 # carries the libc.a the static selftest binaries link against, gcc-multilib
 # the 32-bit one of the compat selftest, liburing-dev the static liburing

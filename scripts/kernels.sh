@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The five kernels twheel is tested on, fetched or built into the cache
+# The six kernels twheel is tested on, fetched or built into the cache
 # (${TWHEEL_CACHE:-$HOME/.cache/twheel}) and reused from there:
 #
 #   stock61   Debian 12's kernel (linux-image-<abi>-amd64), the ABI matching
@@ -10,6 +10,9 @@
 #             matching linux-headers-6.12-amd64.
 #   rt61      Debian 12's PREEMPT_RT kernel (linux-image-<abi>-rt-amd64)
 #             matching linux-headers-rt-amd64.
+#   rt612     Debian 12's PREEMPT_RT 6.12 backport
+#             (linux-image-<abi>-rt-amd64-unsigned) matching
+#             linux-headers-6.12-rt-amd64.
 #   debug     built from Debian's linux-source-6.1: tinyconfig plus
 #             scripts/debug-kernel.config (KASAN, lockdep, kmemleak, KUnit...).
 #             The O= build directory is also its KDIR.
@@ -20,8 +23,8 @@
 # after a build, the newest other build of the same name is kept and older
 # ones are removed (those of the other name are never touched).
 #
-# Debian's images (stock61, stock612, rt61) are unpacked from the .deb with
-# dpkg-deb, never installed into the host's /boot.
+# Debian's images (stock61, stock612, rt61, rt612) are unpacked from the .deb
+# with dpkg-deb, never installed into the host's /boot.
 #
 # Usage:
 #   kernels.sh prepare [KERNEL...] fetch/build what is missing (default: all)
@@ -52,6 +55,7 @@ resolve_stock() {
 	stock61) meta=linux-headers-amd64 ;;
 	stock612) meta=linux-headers-6.12-amd64 ;;
 	rt61) meta=linux-headers-rt-amd64 ;;
+	rt612) meta=linux-headers-6.12-rt-amd64 ;;
 	*) die "not a Debian kernel image: $k" ;;
 	esac
 	dep=$(headers_dep "$meta")
@@ -60,9 +64,10 @@ resolve_stock() {
 	release=${hdr_pkg#linux-headers-}
 	case "$k" in
 	stock61 | rt61) img_pkg=linux-image-$release ;;
-	# 6.12 from bookworm-security is only packaged unsigned for amd64 as
-	# linux-image-<abi>-amd64-unsigned.
-	stock612) img_pkg=linux-image-$release-unsigned ;;
+	# 6.12 from bookworm-security: the -unsigned package, the same kernel
+	# without the Secure Boot signature (linux-image-<abi>-amd64-unsigned,
+	# linux-image-<abi>-rt-amd64-unsigned).
+	stock612 | rt612) img_pkg=linux-image-$release-unsigned ;;
 	esac
 }
 
@@ -93,7 +98,7 @@ ensure_source() {
 	source_dir
 }
 
-# ---- Debian images (stock61, stock612, rt61) ---------------------------------
+# ---- Debian images (stock61, stock612, rt61, rt612) --------------------------
 
 stock_dir() {
 	local meta hdr_pkg hdr_ver release img_pkg

@@ -18,10 +18,10 @@ TWHEEL_CACHE=${TWHEEL_CACHE:-${HOME:-/root}/.cache/twheel}
 TWHEEL_BUILD=${TWHEEL_BUILD:-$TWHEEL_ROOT/build}
 
 # The kernels the selftests run on by default (scripts/selftest.sh), in the
-# order `make check` runs them.  rt61 is Debian 12's PREEMPT_RT kernel: the
-# RT branches of twheel (the expiry lock, the sleeping base locks) run
-# nowhere else.
-TWHEEL_KERNELS=(stock61 stock612 debug rt61)
+# order `make check` runs them.  rt61 and rt612 are Debian 12's PREEMPT_RT
+# 6.1 and 6.12 kernels: the RT branches of twheel (the expiry lock, the
+# sleeping base locks) run nowhere else.
+TWHEEL_KERNELS=(stock61 stock612 debug rt61 rt612)
 # Kernels built from linux-source-6.1 with scripts/<name>-kernel.config.
 # "kcsan" (the race detector) is deliberately not in TWHEEL_KERNELS: KCSAN
 # under TCG is slower still than the debug kernel, and the selftests are
@@ -33,7 +33,7 @@ TWHEEL_KERNELS=(stock61 stock612 debug rt61)
 # it by name, and `make modules-all` builds for it.
 TWHEEL_BUILT_KERNELS=(debug kcsan)
 # Every kernel name the harness accepts.
-TWHEEL_ALL_KERNELS=(stock61 stock612 rt61 "${TWHEEL_BUILT_KERNELS[@]}")
+TWHEEL_ALL_KERNELS=(stock61 stock612 rt61 rt612 "${TWHEEL_BUILT_KERNELS[@]}")
 
 log() { printf '%s: %s\n' "${0##*/}" "$*" >&2; }
 die() { printf '%s: error: %s\n' "${0##*/}" "$*" >&2; exit 1; }
@@ -43,7 +43,7 @@ summary() { printf '%d passed, %d failed\n' "$1" "$2"; }
 
 check_kernel_name() {
 	case "$1" in
-	stock61 | stock612 | rt61 | debug | kcsan) ;;
+	stock61 | stock612 | rt61 | rt612 | debug | kcsan) ;;
 	*) die "unknown kernel '$1' (expected one of: ${TWHEEL_ALL_KERNELS[*]})" ;;
 	esac
 }
@@ -57,16 +57,23 @@ is_built_kernel() {
 	esac
 }
 
-# True for a kernel whose twheel modules are built with TWHEEL_DEBUG=1, the
-# debug-only code such as the delay points of src/delay.c that the race
-# tests use: the built kernels and rt61, whose RT code paths those races
-# are most worth widening on.  The modules for stock61 and stock612 are
-# built as a user builds them.
-has_delay_points() {
+# True for Debian's PREEMPT_RT kernels: rt61 (6.1 with the RT patch set)
+# and rt612 (6.12, whose PREEMPT_RT is mainline's).  selftest.sh runs the
+# rt plan (scripts/plans/rt.sh) after the selftest plan on them.
+is_rt_kernel() {
 	case "$1" in
-	debug | kcsan | rt61) return 0 ;;
+	rt61 | rt612) return 0 ;;
 	*) return 1 ;;
 	esac
+}
+
+# True for a kernel whose twheel modules are built with TWHEEL_DEBUG=1, the
+# debug-only code such as the delay points of src/delay.c that the race
+# tests use: the built kernels and the PREEMPT_RT ones (rt61, rt612), whose
+# RT code paths those races are most worth widening on.  The modules for
+# stock61 and stock612 are built as a user builds them.
+has_delay_points() {
+	is_built_kernel "$1" || is_rt_kernel "$1"
 }
 
 # Run "$@" while holding an exclusive lock named $1 in the cache, so that

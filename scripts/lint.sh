@@ -10,7 +10,10 @@
 #   W=1 rt61     the modules for Debian's PREEMPT_RT 6.1 headers
 #                (linux-headers-rt-amd64, the KDIR of the rt61 kernel),
 #                with the delay points: the RT branches of the facility
-#                (expiry lock) compile only there
+#                (expiry lock) compile only there and for rt612
+#   W=1 rt612    the same against the PREEMPT_RT 6.12 headers
+#                (linux-headers-6.12-rt-amd64, rt612's KDIR), whose RT is
+#                mainline's
 #   shell        shellcheck over the harness and benchmark scripts
 # checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
 # (scripts/kernels.sh source), so their data files (spelling.txt,
@@ -154,6 +157,8 @@ for k in "${LINT_KERNELS[@]}"; do
 	run_counted "W=1 $k" lint_build "$k" || true
 	run_counted "sparse $k" lint_build "$k" C=2 TWHEEL_DEBUG=1 || true
 done
-run_counted "W=1 rt61" lint_build rt61 TWHEEL_DEBUG=1 || true
+for k in rt61 rt612; do
+	run_counted "W=1 $k" lint_build "$k" TWHEEL_DEBUG=1 || true
+done
 run_counted shellcheck lint_shellcheck || true
 report_counted lint

@@ -3,11 +3,11 @@
 #
 # `make selftest`: run the selftest plan (scripts/plans/selftest.sh: load
 # twheel.ko and the sample, run every selftests/*_test binary) in a VM of
-# each kernel; on rt61, the PREEMPT_RT kernel, the rt plan's RT-only checks
-# (scripts/plans/rt.sh) follow in the same boot.  Ends with the
-# "N passed, N failed" total over all of them.
+# each kernel; on rt61 and rt612, the PREEMPT_RT kernels, the rt plan's
+# RT-only checks (scripts/plans/rt.sh) follow in the same boot.  Ends with
+# the "N passed, N failed" total over all of them.
 #
-# Usage: selftest.sh [KERNEL...]   (default: stock61 stock612 debug rt61)
+# Usage: selftest.sh [KERNEL...]   (default: stock61 stock612 debug rt61 rt612)
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +16,7 @@ set -euo pipefail
 for k in "$@"; do
 	check_kernel_name "$k"
 	plans=(selftest)
-	[[ $k == rt61 ]] && plans+=(rt)
+	is_rt_kernel "$k" && plans+=(rt)
 	# At least one selftest case besides the selftest plan's own three
 	# checks, and a check of each other plan.  The debug VM (KASAN, the
 	# 32-bit tests, fault injection) takes about 200 s of its own; leave

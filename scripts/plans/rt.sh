@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=sh
 #
-# Test plan: what only the PREEMPT_RT kernel (rt61) checks.  It runs after
-# the selftest plan in the same boot (scripts/selftest.sh runs
-# `vm-run.sh rt61 selftest rt`), so the selftests themselves are not
-# repeated here: this is the place for steps that make sense on RT alone.
+# Test plan: what only the PREEMPT_RT kernels (rt61, rt612) check.  It runs
+# after the selftest plan in the same boot (scripts/selftest.sh runs
+# `vm-run.sh rt61 selftest rt`, the same on rt612), so the selftests
+# themselves are not repeated here: this is the place for steps that make
+# sense on RT alone.
 # shellcheck source=scripts/vm/lib.sh
 . /lib/twheel.sh
 

@@ -137,7 +137,17 @@ cp /bin/busybox "$stage/bin/busybox"
 while read -r applet; do
 	[[ "$applet" == bin/busybox ]] || ln -sf /bin/busybox "$stage/$applet"
 done < <(/bin/busybox --list-full)
-find "$TWHEEL_BUILD/mod/$kernel" -name '*.ko' -exec cp {} "$stage/modules/" \;
+# The modules of the last build, as its modules.order lists them (.ko
+# paths on 6.1, .o on 6.12): the build tree keeps the .ko of a module whose
+# source has gone, which must not be tested.
+mods=$TWHEEL_BUILD/mod/$kernel
+[[ -s "$mods/modules.order" ]] || die "no modules built for $kernel in $mods"
+while read -r ko; do
+	ko=${ko%.o}
+	ko=${ko%.ko}.ko
+	[[ "$ko" == /* ]] || ko=$mods/$ko
+	cp "$ko" "$stage/modules/"
+done <"$mods/modules.order"
 # the built kernels' own modules (kunit.ko); stock kernels need none of theirs
 is_built_kernel "$kernel" && find "$kdir" -name '*.ko' -exec cp {} "$stage/modules/kernel/" \;
 find "$TWHEEL_BUILD/selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/selftests/" \;

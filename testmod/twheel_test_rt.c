@@ -152,9 +152,16 @@ static void __init trt_open(struct trt *t, enum twheel_delay_point point)
 	twheel_delay_set(point, TRT_WINDOW_MS * USEC_PER_MSEC);
 }
 
+/* Close @t's window, and leave its timer idle: a case that failed early. */
+static void __init trt_close(struct trt *t)
+{
+	twheel_delay_set(t->point, 0);
+	twheel_timer_cancel_sync(&t->timer);
+}
+
 /*
  * Start the case's threads on @cpu, the waiter SCHED_FIFO, wait for them
- * and close the window.
+ * and close the window; if they cannot start, trt_close().
  */
 static int __init trt_threads(struct trt *t, unsigned int cpu, bool mover)
 {
@@ -164,14 +171,17 @@ static int __init trt_threads(struct trt *t, unsigned int cpu, bool mover)
 	atomic_set(&t->left, mover ? 2 : 1);
 	if (mover) {
 		m = kthread_create(trt_mover, t, "trt_mover");
-		if (IS_ERR(m))
+		if (IS_ERR(m)) {
+			trt_close(t);
 			return PTR_ERR(m);
+		}
 		kthread_bind(m, cpu);
 	}
 	waiter = kthread_create(trt_waiter, t, "trt_waiter");
 	if (IS_ERR(waiter)) {
 		if (m)
 			kthread_stop(m);
+		trt_close(t);
 		return PTR_ERR(waiter);
 	}
 	kthread_bind(waiter, cpu);
@@ -228,11 +238,8 @@ static int __init trt_migrate(struct twheel *w, struct trt *t,
 	}
 	trt_open(t, TWHEEL_DELAY_MIGRATE);
 	ret = trt_threads(t, cpu, true);
-	if (ret) {
-		twheel_delay_set(t->point, 0);
-		twheel_timer_cancel_sync(&t->timer);
+	if (ret)
 		return ret;
-	}
 	ret = trt_check_wait(t, "twheel_timer_cancel()");
 	if (t->mover_ret != 1 || t->waiter_ret != 1) {
 		pr_err("migrate: modify returned %d, cancel %d: expected 1 and 1\n",
@@ -254,16 +261,13 @@ static int __init trt_callback(struct twheel *w, struct trt *t,
 	trt_open(t, TWHEEL_DELAY_CALLBACK);
 	ret = work_on_cpu(cpu, trt_arm_due, t);
 	if (ret) {
-		twheel_delay_set(t->point, 0);
+		trt_close(t);
 		pr_err("callback: start on cpu%u returned %d\n", cpu, ret);
 		return -EINVAL;
 	}
 	ret = trt_threads(t, cpu, false);
-	if (ret) {
-		twheel_delay_set(t->point, 0);
-		twheel_timer_cancel_sync(&t->timer);
+	if (ret)
 		return ret;
-	}
 	ret = trt_check_wait(t, "twheel_timer_cancel_sync()");
 	if (t->waiter_ret != 0 || !t->cb_seen) {
 		pr_err("callback: cancel_sync returned %d, the callback %s: expected 0, returned\n",

@@ -44,13 +44,13 @@ quiet_if_clean() {
 # checkpatch_files IGNORES PATHSPEC...: checkpatch every tracked (or new,
 # not ignored) .c/.h file under the pathspecs.  checkpatch -f judges a file
 # by its text alone, so a file it found clean is remembered under a hash of
-# its text, the ignores and checkpatch's script and data files
-# (build/lint/checkpatch/), and checked again only when one of them
-# changes: the full pass takes over a minute of CPU, most of a warm
-# make check's lint step.
+# its text, the ignores and checkpatch's script and data files, in the
+# kernel cache (~/.cache/twheel/checkpatch/, shared by every clone, as CI
+# runs on a fresh one), and checked again only when one of them changes:
+# the full pass takes over a minute of CPU, most of the lint step.
 checkpatch_files() {
 	local ignores=$1 files=() todo=() f key tool out rc=0
-	local cache=$TWHEEL_BUILD/lint/checkpatch
+	local cache=$TWHEEL_CACHE/checkpatch
 	shift
 	mapfile -t files < <(git ls-files -co --exclude-standard -- "$@" | sort -u)
 	((${#files[@]})) || return 0

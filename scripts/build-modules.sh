@@ -14,7 +14,9 @@
 # also gets TWHEEL_DEBUG=1, which compiles in twheel's debug-only code (e.g.
 # delay points that widen race windows, src/Kbuild; has_delay_points in
 # scripts/lib.sh); modules for stock61 and stock612 are built as a user
-# would build them.
+# would build them.  make runs as many jobs as there are CPUs (unless a
+# make above it shares its job slots): most of make check's modules step,
+# which comes before anything else can run.
 #
 # Usage: build-modules.sh [KERNEL...]    (default: all six kernels)
 # Prints one TAP-ish line per kernel and ends with "N passed, N failed".
@@ -34,6 +36,7 @@ build_one() {
 	local args=(-C "$kdir" M="$dest" W=1)
 	has_delay_points "$k" && args+=(TWHEEL_DEBUG=1)
 	((WERROR)) && args+=(KCFLAGS="${KCFLAGS:+$KCFLAGS }-Werror")
+	[[ ${MAKEFLAGS:-} == *jobserver* ]] || args+=(-j"$(nproc)")
 	log "$k: make ${args[*]} modules"
 	make "${args[@]}" "$@" modules
 }

@@ -32,9 +32,10 @@
 #                 kcsan VM); here, not in lane 2, because the debug
 #                 kernel's VMs take longer than the stock ones
 #   lane 2 (the debug kernel, then the PREEMPT_RT ones)
-#     selftest    the selftest plan on debug
-#     robust      the robust, lifecycle and hotplug plans in one debug VM
-#     kunit       make kunit (debug VM)
+#     debug       one debug VM: the selftest plan, the robust, lifecycle
+#                 and hotplug plans, and KUnit (make selftest, make robust
+#                 and make kunit boot a VM each); one boot and one
+#                 kmemleak report for all of them
 #     rt61        the selftest and rt plans in one VM of Debian's
 #                 PREEMPT_RT 6.1 kernel (the RT patch set); with rt612
 #                 the only kernels that run twheel's RT code paths; here
@@ -77,9 +78,10 @@ lane1() {
 }
 
 lane2() {
-	step "selftest debug" scripts/selftest.sh debug
-	step "robust debug" scripts/robust.sh debug
-	step kunit make --no-print-directory kunit
+	# make selftest, make robust and make kunit, in one VM: each debug
+	# VM pays about 40 s for its boot and kmemleak's closing scans.
+	TWHEEL_VM_MEM=1G step "debug" scripts/vm-run.sh --timeout 3600 \
+		--min-tests 8 debug selftest robust lifecycle hotplug kunit
 	step "selftest rt61" scripts/selftest.sh rt61
 	step "selftest rt612" scripts/selftest.sh rt612
 }

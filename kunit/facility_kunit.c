@@ -3924,25 +3924,44 @@ KUNIT_ARRAY_PARAM(twk_single, twk_single_params, twk_single_desc);
  * instance run in parallel.  With TWHEEL_CREATE_SINGLE_BASE they never
  * do: callbacks of the instance never run concurrently, as before per-CPU
  * bases.  Both fire once, not early, either way.
+ *
+ * The second timer must be pending before the first fires: the test runs
+ * on some CPU, maybe A, whose callback then spins in softirq and keeps the
+ * test from arming B until it gave up waiting.  An attempt whose arming
+ * ended past the expiry proves nothing, and is made again on a fresh wheel
+ * with four times the lead (10, 40, 160, 640 ticks).
  */
 static void twheel_create_flags_callback_concurrency(struct kunit *test)
 {
 	const struct twk_single_param *sp = test->param_value;
 	const u64 tick = TWK_MS;
-	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_ctx *ctx;
 	struct twk_probe *p;
-	unsigned int a, b;
+	unsigned int a, b, attempt;
+	ktime_t e, armed;
 	struct twheel *w;
-	ktime_t e;
 
 	twk_two_cpus(test, &a, &b);
-	w = twk_wheel_flags(test, ctx, tick, sp->flags);
-	p = twk_probes(test, ctx, w, 2, twk_cb_meet);
-	e = ktime_get() + 10 * tick;
-	p[0].want = e;
-	p[1].want = e;
-	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[0], 0, e), 0);
-	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[1], 0, e), 0);
+	for (attempt = 0;; attempt++) {
+		ctx = twk_ctx_new(test);
+		w = twk_wheel_flags(test, ctx, tick, sp->flags);
+		p = twk_probes(test, ctx, w, 2, twk_cb_meet);
+		e = ktime_get() + (10 * tick << (2 * attempt));
+		p[0].want = e;
+		p[1].want = e;
+		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[0], 0, e), 0);
+		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[1], 0, e), 0);
+		armed = ktime_get();
+		if (armed < e)
+			break;
+		kunit_info(test, "attempt %u: armed %lld us past the expiry",
+			   attempt + 1, (armed - e) / NSEC_PER_USEC);
+		KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
+		twheel_timer_cancel_sync(&p[0].timer);
+		twheel_timer_cancel_sync(&p[1].timer);
+		if (attempt == 3)
+			KUNIT_ASSERT_FAILURE(test, "armed after the expiry 4 times");
+	}
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 0);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);

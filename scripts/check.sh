@@ -26,8 +26,6 @@
 #                 corpus replay and 10 s of libFuzzer on every engine, a
 #                 seconds-long native benchmark run
 #     bench-smoke seconds-long benchmark run in a stock 6.1 VM
-#     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
-#                 tiny workloads in a stock 6.1 VM
 #     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
 #                 kcsan VM); here, not in lane 2, because the debug
 #                 kernel's VMs take longer than the stock ones
@@ -42,6 +40,9 @@
 #                 because lane 2 ends before lane 1
 #     rt612       the same on Debian's PREEMPT_RT 6.12 kernel, whose RT
 #                 is mainline's (its locking differs from 6.1-rt's)
+#     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
+#                 tiny workloads in a stock 6.1 VM; here, where it evens
+#                 out the lanes
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
@@ -73,7 +74,6 @@ lane1() {
 	TWHEEL_ROBUST_PLANS=hotplug step "robust stock612" scripts/robust.sh stock612
 	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 	step bench-smoke make --no-print-directory -C bench smoke
-	step insn-smoke make --no-print-directory -C bench insn-smoke
 	step kcsan make --no-print-directory kcsan
 }
 
@@ -84,6 +84,7 @@ lane2() {
 		--min-tests 8 debug selftest robust lifecycle hotplug kunit
 	step "selftest rt61" scripts/selftest.sh rt61
 	step "selftest rt612" scripts/selftest.sh rt612
+	step insn-smoke make --no-print-directory -C bench insn-smoke
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them.

@@ -7,7 +7,8 @@
 # base as before, timer_list) and through /dev/twheel
 # (bench/user/twheel_devscale.c: batched arm+cancel, a file per thread and
 # one shared file), at 10^3 and 10^6 outstanding timers, in the stock 6.1
-# VM.  Run once with 2 vCPUs and once with 4 (TCG runs each vCPU on a host
+# VM; and, with two vCPUs or more, the cost of a re-arm that moves a
+# pending timer to the caller's CPU (twheel_smpbench's move case).  Run once with 2 vCPUs and once with 4 (TCG runs each vCPU on a host
 # thread; with 4 on a 2-core host it is a simulation, see
 # Documentation/benchmarks.rst).
 #

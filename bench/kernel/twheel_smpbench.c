@@ -24,6 +24,28 @@
  *                  one lock and one wheel for every CPU)
  *   timer_list     mod_timer() + del_timer() of the kernel's timer wheel,
  *                  one base per CPU
+ *   twheel_anycpu  the move case only: as twheel, the timers set up with
+ *                  TWHEEL_TIMER_ANY_CPU, which leaves a pending timer on
+ *                  its base when it is re-armed (the start+cancel cases
+ *                  arm idle timers, for which the flag changes nothing)
+ *
+ * The move case (@move_timers > 0, two online CPUs): what a re-arm of a
+ * pending timer costs when it moves the timer to the caller's CPU, which
+ * for twheel takes both bases' locks (nested in index order, or a trylock
+ * against it).  Two threads on the first two online CPUs each arm a pool
+ * of @move_timers timers; then, in each of @move_phases phases, thread t
+ * re-arms (mod_timer(), twheel_timer_modify()) every timer of pool
+ * (t + phase) % 2, which the other thread re-armed in the phase before
+ * (mode "move": every re-arm moves a timer, in both directions at once),
+ * or of its own pool t (mode "stay": none does).  A barrier ends each
+ * phase, so that no timer is re-armed by both threads at once.  Modes
+ * "move_one" and "stay_one" do the same one thread at a time: in phase p
+ * only thread p % 2 re-arms, so no move waits for the other thread's.
+ * mod_timer() moves a pending timer to the caller's CPU as well;
+ * twheel_single has one base and moves nothing, but its timers' cache
+ * lines travel the same way, and twheel_anycpu re-arms them on the other
+ * CPU's base, where they are.  Each round runs both modes of each
+ * implementation, the order changing from round to round.
  *
  * Output, one line per figure:
  *
@@ -35,7 +57,14 @@
  * (the per-round scaling from one thread, in thousandths) and, for twheel,
  * contended_per_1k_pairs_t<T> (lock acquisitions of the pairs that found
  * the base's lock held by another CPU, per 1000 pairs: twheel's
- * contended counter over all repetitions).  Runs from
+ * contended counter over all repetitions); for the move case, with N the
+ * pool size, ns_per_rearm_move_t2 and ns_per_rearm_stay_t2 (medians of
+ * the mean cost of a re-arm), move_permille_t2, move_min_permille_t2 and
+ * move_max_permille_t2 (per round, the move mode's cost over the stay
+ * mode's) and, for twheel, migrated_per_1k_rearms_move_t2 and
+ * contended_per_1k_rearms_move_t2, and the same with move_one and
+ * stay_one in place of move and stay
+ * (twheel's counters).  Runs from
  * module_init in the insmod task; loads, prints, then stays loaded
  * holding nothing until rmmod.  bench/smp.sh drives it.
  */
@@ -71,13 +100,21 @@ static int threads_count = 3;
 module_param_array(threads, uint, &threads_count, 0444);
 MODULE_PARM_DESC(threads, "Thread counts T (each <= online CPUs)");
 
-static char *impls = "twheel,twheel_single,timer_list";
+static char *impls = "twheel,twheel_single,timer_list,twheel_anycpu";
 module_param(impls, charp, 0444);
-MODULE_PARM_DESC(impls, "Implementations: twheel,twheel_single,timer_list");
+MODULE_PARM_DESC(impls, "Implementations: twheel,twheel_single,timer_list,twheel_anycpu");
 
 static uint pairs = 100000;
 module_param(pairs, uint, 0444);
 MODULE_PARM_DESC(pairs, "start+cancel pairs per thread and repetition");
+
+static uint move_timers = 4096;
+module_param(move_timers, uint, 0444);
+MODULE_PARM_DESC(move_timers, "Timers per thread of the move case (0: none)");
+
+static uint move_phases = 20;
+module_param(move_phases, uint, 0444);
+MODULE_PARM_DESC(move_phases, "Phases of the move case per repetition");
 
 static uint reps = 5;
 module_param(reps, uint, 0444);
@@ -87,10 +124,10 @@ MODULE_PARM_DESC(reps, "Rounds over all cases; medians and ranges are reported")
 #define MAX_THREADS	16
 #define MAX_REPS	15
 
-enum impl { TWHEEL, TWHEEL_SINGLE, TIMER_LIST, NR_IMPLS };
+enum impl { TWHEEL, TWHEEL_SINGLE, TIMER_LIST, TWHEEL_ANYCPU, NR_IMPLS };
 
 static const char *const impl_names[NR_IMPLS] = {
-	"twheel", "twheel_single", "timer_list",
+	"twheel", "twheel_single", "timer_list", "twheel_anycpu",
 };
 
 /* A timer of either kind; the bench never lets one fire. */
@@ -160,7 +197,9 @@ static void bt_setup(struct bcase *c, union btimer *b)
 	if (c->impl == TIMER_LIST)
 		timer_setup(&b->tl, bench_tl_fn, 0);
 	else
-		twheel_timer_setup(&b->tw, c->wheel, bench_fn, 0);
+		twheel_timer_setup(&b->tw, c->wheel, bench_fn,
+				   c->impl == TWHEEL_ANYCPU ?
+				   TWHEEL_TIMER_ANY_CPU : 0);
 }
 
 static void bt_start(struct bcase *c, union btimer *b, u64 ms)
@@ -169,6 +208,16 @@ static void bt_start(struct bcase *c, union btimer *b, u64 ms)
 		mod_timer(&b->tl, jiffies + msecs_to_jiffies(ms));
 	else
 		twheel_timer_start(&b->tw, ms * NSEC_PER_MSEC, 0, TWHEEL_MODE_REL);
+}
+
+/* Re-arm a pending timer: mod_timer(), twheel_timer_modify(). */
+static void bt_modify(struct bcase *c, union btimer *b, u64 ms)
+{
+	if (c->impl == TIMER_LIST)
+		mod_timer(&b->tl, jiffies + msecs_to_jiffies(ms));
+	else
+		twheel_timer_modify(&b->tw, ms * NSEC_PER_MSEC, 0,
+				    TWHEEL_MODE_REL);
 }
 
 static void bt_cancel(struct bcase *c, union btimer *b)
@@ -433,6 +482,265 @@ static void emit_n(enum impl impl, unsigned long n)
 	}
 }
 
+struct mcase;
+
+/**
+ * struct mthread - one of the move case's two threads
+ * @m:   the case
+ * @t:   its index, 0 or 1
+ * @cpu: its CPU
+ * @ns:  time of its re-arms in the timed phases (ns)
+ */
+struct mthread {
+	struct mcase *m;
+	unsigned int t;
+	unsigned int cpu;
+	u64 ns;
+};
+
+/**
+ * struct mcase - one (impl, mode) run of the move case
+ * @c:       the implementation and its twheel instance (only @impl and
+ *           @wheel of it are used)
+ * @move:    mode "move" (true) or "stay"
+ * @one:     one thread at a time: in phase p only thread p % 2 re-arms
+ * @pool:    the two pools of @move_timers timers
+ * @arrived: threads that finished a phase, over all phases
+ * @phase:   the last phase every thread finished
+ * @th:      the threads
+ */
+struct mcase {
+	struct bcase c;
+	bool move;
+	bool one;
+	union btimer *pool[2];
+	atomic_t arrived;
+	atomic_t phase;
+	struct mthread th[2];
+};
+
+/*
+ * Wait until both threads are done with phase @p (the setup is phase 0).
+ * The coordinator, run_move(), ends the setup and the last phase itself,
+ * after it read twheel's counters, so that they cover the timed phases.
+ */
+static void move_barrier(struct mcase *m, unsigned int p)
+{
+	if (atomic_inc_return(&m->arrived) == 2 * (p + 1) && p &&
+	    p < move_phases)
+		atomic_set_release(&m->phase, p);
+	/* yield, as bench_thread() does: see there */
+	while (atomic_read_acquire(&m->phase) != p)
+		cond_resched();
+}
+
+static int move_thread(void *data)
+{
+	struct mthread *mt = data;
+	struct mcase *m = mt->m;
+	union btimer *own = m->pool[mt->t];
+	struct rnd_state rs;
+	unsigned int i, p;
+
+	prandom_seed_state(&rs, mt->t + 1);
+	for (i = 0; i < move_timers; i++) {
+		bt_setup(&m->c, &own[i]);
+		bt_start(&m->c, &own[i], 60000 + prandom_u32_state(&rs) % 60000);
+	}
+	move_barrier(m, 0);
+	for (p = 1; p <= move_phases; p++) {
+		union btimer *pool = m->pool[m->move ? (mt->t + p) % 2 : mt->t];
+		ktime_t t0 = ktime_get();
+
+		for (i = 0; i < move_timers && (!m->one || p % 2 == mt->t); i++)
+			bt_modify(&m->c, &pool[i],
+				  10000 + (prandom_u32_state(&rs) & 0xffff));
+		mt->ns += ktime_get() - t0;
+		move_barrier(m, p);
+	}
+	/* after the last barrier each thread alone cancels its own pool */
+	for (i = 0; i < move_timers; i++)
+		bt_cancel_sync(&m->c, &own[i]);
+	return 0;
+}
+
+/*
+ * One run of the move case: the mean ns per re-arm in @ns, twheel's
+ * migrations and lock waits during the timed phases added to @migrated
+ * and @contended.
+ */
+static int run_move(enum impl impl, bool move, bool one, u64 *ns,
+		    u64 *migrated, u64 *contended)
+{
+	struct task_struct *tasks[2] = {};
+	struct twheel_stats st0 = {}, st = {};
+	struct mcase *m;
+	unsigned int i, cpu;
+	int ret = 0;
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOMEM;
+	m->c.impl = impl;
+	m->move = move;
+	m->one = one;
+	atomic_set(&m->phase, -1);
+	if (impl == TWHEEL || impl == TWHEEL_ANYCPU)
+		m->c.wheel = twheel_create(NSEC_PER_MSEC, 12, 4096);
+	else if (impl == TWHEEL_SINGLE)
+		m->c.wheel = twheel_create_flags(NSEC_PER_MSEC, 12, 4096,
+						 TWHEEL_ENGINE_HIER,
+						 TWHEEL_CREATE_SINGLE_BASE);
+	if (IS_ERR(m->c.wheel)) {
+		ret = PTR_ERR(m->c.wheel);
+		kfree(m);
+		return ret;
+	}
+	cpu = cpumask_first(cpu_online_mask);
+	for (i = 0; i < 2; i++, cpu = cpumask_next(cpu, cpu_online_mask)) {
+		m->th[i].m = m;
+		m->th[i].t = i;
+		m->th[i].cpu = cpu;
+		m->pool[i] = vzalloc(array_size(move_timers, sizeof(union btimer)));
+		if (!m->pool[i])
+			ret = -ENOMEM;
+	}
+	for (i = 0; !ret && i < 2; i++) {
+		tasks[i] = kthread_create(move_thread, &m->th[i], "twmove/%u", i);
+		if (IS_ERR(tasks[i])) {
+			ret = PTR_ERR(tasks[i]);
+			tasks[i] = NULL;
+			break;
+		}
+		kthread_bind(tasks[i], m->th[i].cpu);
+		get_task_struct(tasks[i]);
+	}
+	if (ret) {
+		/* Threads created are not woken: stop them before they run. */
+		for (i = 0; i < 2; i++) {
+			if (tasks[i]) {
+				kthread_stop(tasks[i]);
+				put_task_struct(tasks[i]);
+			}
+		}
+		goto out;
+	}
+	for (i = 0; i < 2; i++)
+		wake_up_process(tasks[i]);
+	/* the counters from the end of the setup to the end of the phases */
+	while (atomic_read_acquire(&m->arrived) < 2)
+		schedule_timeout_uninterruptible(1);
+	if (m->c.wheel)
+		twheel_get_stats(m->c.wheel, &st0);
+	atomic_set_release(&m->phase, 0);
+	while (atomic_read_acquire(&m->arrived) < 2 * (move_phases + 1))
+		schedule_timeout_uninterruptible(1);
+	if (m->c.wheel)
+		twheel_get_stats(m->c.wheel, &st);
+	atomic_set_release(&m->phase, move_phases);
+	*migrated += st.migrated - st0.migrated;
+	*contended += st.contended - st0.contended;
+	for (i = 0; i < 2; i++) {
+		kthread_stop(tasks[i]);
+		put_task_struct(tasks[i]);
+	}
+	*ns = div64_u64(m->th[0].ns + m->th[1].ns,
+			(one ? 1ULL : 2ULL) * move_phases * move_timers);
+out:
+	for (i = 0; i < 2; i++)
+		vfree(m->pool[i]);
+	if (m->c.wheel && twheel_destroy(m->c.wheel))
+		ret = -EBUSY;
+	kfree(m);
+	return ret;
+}
+
+/* Modes of the move case: move or stay, both threads or one at a time. */
+enum { MV_STAY, MV_MOVE, MV_STAY_ONE, MV_MOVE_ONE, MV_NR };
+
+static const char *const mv_names[MV_NR] = {
+	"stay", "move", "stay_one", "move_one",
+};
+
+/* The figures of one pair of modes: move and stay, both or one. */
+static void emit_moves(enum impl impl, u64 ns[MV_NR][MAX_REPS],
+		       unsigned int move, u64 migrated, u64 contended)
+{
+	u64 rearms = (u64)reps * move_phases * move_timers, v[MAX_REPS];
+	unsigned int stay = move - 1, r;
+	char op[48];
+
+	if (move == MV_MOVE)
+		rearms *= 2;
+	memcpy(v, ns[move], sizeof(v));
+	snprintf(op, sizeof(op), "ns_per_rearm_%s", mv_names[move]);
+	emit(impl, move_timers, op, 2, median(v, reps));
+	memcpy(v, ns[stay], sizeof(v));
+	snprintf(op, sizeof(op), "ns_per_rearm_%s", mv_names[stay]);
+	emit(impl, move_timers, op, 2, median(v, reps));
+	for (r = 0; r < reps; r++)
+		v[r] = div64_u64(ns[move][r] * 1000, ns[stay][r] ?: 1);
+	snprintf(op, sizeof(op), "%s_permille", mv_names[move]);
+	emit(impl, move_timers, op, 2, median(v, reps));
+	snprintf(op, sizeof(op), "%s_min_permille", mv_names[move]);
+	emit(impl, move_timers, op, 2, v[0]);
+	snprintf(op, sizeof(op), "%s_max_permille", mv_names[move]);
+	emit(impl, move_timers, op, 2, v[reps - 1]);
+	if (impl == TIMER_LIST)
+		return;
+	snprintf(op, sizeof(op), "migrated_per_1k_rearms_%s", mv_names[move]);
+	emit(impl, move_timers, op, 2, div64_u64(migrated * 1000, rearms));
+	snprintf(op, sizeof(op), "contended_per_1k_rearms_%s", mv_names[move]);
+	emit(impl, move_timers, op, 2, div64_u64(contended * 1000, rearms));
+}
+
+/* The move case, @reps rounds, and its figures. */
+static int run_moves(void)
+{
+	static u64 ns[NR_IMPLS][MV_NR][MAX_REPS];
+	u64 migrated[NR_IMPLS][MV_NR] = {}, contended[NR_IMPLS][MV_NR] = {};
+	unsigned int r, k, j, mv;
+	enum impl impl;
+	int ret;
+
+	if (!move_timers || !move_phases)
+		return 0;
+	if (num_online_cpus() < 2) {
+		pr_info("move case: needs two online CPUs, skipped\n");
+		return 0;
+	}
+	for (r = 0; r < reps; r++) {
+		for (k = 0; k < NR_IMPLS; k++) {
+			impl = rep_order(r, k, NR_IMPLS);
+			if (!impl_selected(impl_names[impl]))
+				continue;
+			/* the modes in an order that changes every round */
+			for (j = 0; j < MV_NR; j++) {
+				mv = rep_order(r, j, MV_NR);
+				ret = run_move(impl, mv & 1, mv >= MV_STAY_ONE,
+					       &ns[impl][mv][r],
+					       &migrated[impl][mv],
+					       &contended[impl][mv]);
+				if (ret) {
+					pr_err("%s %s: %d\n", impl_names[impl],
+					       mv_names[mv], ret);
+					return ret;
+				}
+			}
+		}
+	}
+	for (impl = 0; impl < NR_IMPLS; impl++) {
+		if (!impl_selected(impl_names[impl]))
+			continue;
+		emit_moves(impl, ns[impl], MV_MOVE, migrated[impl][MV_MOVE],
+			   contended[impl][MV_MOVE]);
+		emit_moves(impl, ns[impl], MV_MOVE_ONE,
+			   migrated[impl][MV_MOVE_ONE],
+			   contended[impl][MV_MOVE_ONE]);
+	}
+	return 0;
+}
+
 static int __init twheel_smpbench_init(void)
 {
 	unsigned int online = num_online_cpus(), r, k;
@@ -448,7 +756,8 @@ static int __init twheel_smpbench_init(void)
 		for (r = 0; r < reps; r++) {
 			for (k = 0; k < NR_IMPLS; k++) {
 				impl = rep_order(r, k, NR_IMPLS);
-				if (!impl_selected(impl_names[impl]))
+				if (impl == TWHEEL_ANYCPU ||
+				    !impl_selected(impl_names[impl]))
 					continue;
 				for (b = 0; b < threads_count; b++) {
 					if (!thread_count_ok(threads[b]))
@@ -467,9 +776,13 @@ static int __init twheel_smpbench_init(void)
 			}
 		}
 		for (impl = 0; impl < NR_IMPLS; impl++)
-			if (impl_selected(impl_names[impl]))
+			if (impl != TWHEEL_ANYCPU &&
+			    impl_selected(impl_names[impl]))
 				emit_n(impl, ns[a]);
 	}
+	ret = run_moves();
+	if (ret)
+		return ret;
 	pr_info("done\n");
 	return 0;
 }
@@ -481,5 +794,5 @@ static void __exit twheel_smpbench_exit(void)
 module_init(twheel_smpbench_init);
 module_exit(twheel_smpbench_exit);
 
-MODULE_DESCRIPTION("twheel: start+cancel scaling over CPUs against timer_list");
+MODULE_DESCRIPTION("twheel: start+cancel scaling over CPUs, and moves between bases, against timer_list");
 MODULE_LICENSE("GPL");

@@ -77,7 +77,9 @@ struct twheel_timer {
  *                       it later; it moves only when that CPU goes offline
  * TWHEEL_TIMER_ANY_CPU: the timer may fire on any CPU: start and modify of a
  *                       pending timer leave it on its base (no move, one
- *                       lock), an idle one is armed on the calling CPU's
+ *                       lock), an idle one is armed on the calling CPU's;
+ *                       the cheap choice for a timer re-armed from
+ *                       several CPUs, as a move holds two bases' locks
  */
 #define TWHEEL_TIMER_PINNED	BIT(0)
 #define TWHEEL_TIMER_ANY_CPU	BIT(1)

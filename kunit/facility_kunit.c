@@ -3593,6 +3593,28 @@ static bool twk_set_migrate_delay(unsigned int us)
 #endif
 }
 
+/*
+ * However a case that sets the move windows' delay and fail points ends,
+ * an assertion included, they are 0 again afterwards: a later case must
+ * not run with them.
+ */
+static void twk_points_free(struct kunit_resource *res)
+{
+#ifdef TWHEEL_DEBUG_DELAYS
+	twheel_delay_set(TWHEEL_DELAY_MIGRATE, 0);
+	twheel_delay_set(TWHEEL_DELAY_LOCK_WAIT, 0);
+	twheel_fail_set(TWHEEL_FAIL_LOCK_PAIR, 0);
+#endif
+}
+
+static void twk_points_reset_at_end(struct kunit *test)
+{
+	/* a non-NULL context: kunit_alloc_resource() returns it */
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_points_free,
+							 GFP_KERNEL, test));
+}
+
 /* A's call on the timer of a window case: @op 1 modify (30 s), 2 cancel. */
 static int twk_win_op(struct twk_probe *p, int op)
 {
@@ -3716,6 +3738,7 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 	r->p = twk_probes(test, ctx, w, 1, twk_cb_record);
 	th = twk_threads(test, 2 * attempts);
 	/* without the delay point the window would be hit by chance only */
+	twk_points_reset_at_end(test);
 	if (!twk_set_migrate_delay(50000))
 		kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
 
@@ -3852,6 +3875,7 @@ static void twheel_timer_modify_starts_over_after_lock_wait(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, twk_cpu_pending(w, hi), 1ULL);
 
 	r->hits = twheel_delay_hits(TWHEEL_DELAY_LOCK_WAIT);
+	twk_points_reset_at_end(test);
 	twheel_delay_set(TWHEEL_DELAY_LOCK_WAIT, 50000);
 	twheel_fail_set(TWHEEL_FAIL_LOCK_PAIR, 1);
 	twk_thread_create(test, th, 0, hi, twk_gap_a, r);

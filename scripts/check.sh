@@ -21,7 +21,7 @@
 #     dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
 #     selftest    the selftest plan on stock61 and stock612
 #     robust      the robust, lifecycle and hotplug plans in one stock61
-#                 VM, the hotplug plan on stock612
+#                 VM
 #     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
 #                 corpus replay and 10 s of libFuzzer on every engine, a
 #                 seconds-long native benchmark run
@@ -41,8 +41,9 @@
 #     rt612       the same on Debian's PREEMPT_RT 6.12 kernel, whose RT
 #                 is mainline's (its locking differs from 6.1-rt's)
 #     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
-#                 tiny workloads in a stock 6.1 VM; here, where it evens
-#                 out the lanes
+#                 tiny workloads in a stock 6.1 VM
+#     robust612   the hotplug plan on stock612; these two here, where they
+#                 even out the lanes
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
@@ -71,7 +72,6 @@ lane1() {
 	step dkms make --no-print-directory dkms-check
 	step "selftest stock" scripts/selftest.sh stock61 stock612
 	step "robust stock61" scripts/robust.sh stock61
-	TWHEEL_ROBUST_PLANS=hotplug step "robust stock612" scripts/robust.sh stock612
 	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 	step bench-smoke make --no-print-directory -C bench smoke
 	step kcsan make --no-print-directory kcsan
@@ -85,6 +85,7 @@ lane2() {
 	step "selftest rt61" scripts/selftest.sh rt61
 	step "selftest rt612" scripts/selftest.sh rt612
 	step insn-smoke make --no-print-directory -C bench insn-smoke
+	TWHEEL_ROBUST_PLANS=hotplug step "robust stock612" scripts/robust.sh stock612
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them.

@@ -306,6 +306,46 @@ static void emit(enum impl impl, unsigned long n, const char *op,
 		value);
 }
 
+/* The twheel instance @impl runs on; NULL for timer_list. */
+static struct twheel *bench_wheel(enum impl impl)
+{
+	if (impl == TWHEEL || impl == TWHEEL_ANYCPU)
+		return twheel_create(NSEC_PER_MSEC, 12, 4096);
+	if (impl == TWHEEL_SINGLE)
+		return twheel_create_flags(NSEC_PER_MSEC, 12, 4096,
+					   TWHEEL_ENGINE_HIER,
+					   TWHEEL_CREATE_SINGLE_BASE);
+	return NULL;
+}
+
+/* @tasks[@i]: a thread "@name/@i" of @fn(@arg) bound to @cpu, not woken. */
+static int bench_thread_create(struct task_struct **tasks, unsigned int i,
+			       int (*fn)(void *), void *arg, unsigned int cpu,
+			       const char *name)
+{
+	struct task_struct *t = kthread_create(fn, arg, "%s/%u", name, i);
+
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	kthread_bind(t, cpu);
+	get_task_struct(t);
+	tasks[i] = t;
+	return 0;
+}
+
+/* Stop and release the threads of @tasks[0..@n) that were created. */
+static void bench_threads_stop(struct task_struct **tasks, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (tasks[i]) {
+			kthread_stop(tasks[i]);
+			put_task_struct(tasks[i]);
+		}
+	}
+}
+
 /*
  * One (impl, N, T) case, @nrep repetitions: throughput per repetition in
  * @thr, one thread's mean ns per pair in @one, and the lock acquisitions
@@ -328,12 +368,7 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr,
 	c->nthr = nthr;
 	c->nrep = nrep;
 	init_completion(&c->done);
-	if (impl == TWHEEL)
-		c->wheel = twheel_create(NSEC_PER_MSEC, 12, 4096);
-	else if (impl == TWHEEL_SINGLE)
-		c->wheel = twheel_create_flags(NSEC_PER_MSEC, 12, 4096,
-					       TWHEEL_ENGINE_HIER,
-					       TWHEEL_CREATE_SINGLE_BASE);
+	c->wheel = bench_wheel(impl);
 	if (IS_ERR(c->wheel)) {
 		ret = PTR_ERR(c->wheel);
 		kfree(c);
@@ -358,24 +393,12 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr,
 			break;
 		}
 	}
-	for (i = 0; !ret && i < nthr; i++) {
-		tasks[i] = kthread_create(bench_thread, c->th[i], "twsmp/%u", i);
-		if (IS_ERR(tasks[i])) {
-			ret = PTR_ERR(tasks[i]);
-			tasks[i] = NULL;
-			break;
-		}
-		kthread_bind(tasks[i], c->th[i]->cpu);
-		get_task_struct(tasks[i]);
-	}
+	for (i = 0; !ret && i < nthr; i++)
+		ret = bench_thread_create(tasks, i, bench_thread, c->th[i],
+					  c->th[i]->cpu, "twsmp");
 	if (ret) {
 		/* Threads created are not woken: stop them before they run. */
-		for (i = 0; i < nthr; i++) {
-			if (tasks[i]) {
-				kthread_stop(tasks[i]);
-				put_task_struct(tasks[i]);
-			}
-		}
+		bench_threads_stop(tasks, nthr);
 		goto out;
 	}
 	for (i = 0; i < nthr; i++)
@@ -407,10 +430,7 @@ static int run_case(enum impl impl, unsigned long n, unsigned int nthr,
 		twheel_get_stats(c->wheel, &st);
 		*contended += st.contended - cont0;
 	}
-	for (i = 0; i < nthr; i++) {
-		kthread_stop(tasks[i]);
-		put_task_struct(tasks[i]);
-	}
+	bench_threads_stop(tasks, nthr);
 out:
 	for (i = 0; i < nthr; i++) {
 		if (!c->th[i])
@@ -585,12 +605,7 @@ static int run_move(enum impl impl, bool move, bool one, u64 *ns,
 	m->move = move;
 	m->one = one;
 	atomic_set(&m->phase, -1);
-	if (impl == TWHEEL || impl == TWHEEL_ANYCPU)
-		m->c.wheel = twheel_create(NSEC_PER_MSEC, 12, 4096);
-	else if (impl == TWHEEL_SINGLE)
-		m->c.wheel = twheel_create_flags(NSEC_PER_MSEC, 12, 4096,
-						 TWHEEL_ENGINE_HIER,
-						 TWHEEL_CREATE_SINGLE_BASE);
+	m->c.wheel = bench_wheel(impl);
 	if (IS_ERR(m->c.wheel)) {
 		ret = PTR_ERR(m->c.wheel);
 		kfree(m);
@@ -605,24 +620,12 @@ static int run_move(enum impl impl, bool move, bool one, u64 *ns,
 		if (!m->pool[i])
 			ret = -ENOMEM;
 	}
-	for (i = 0; !ret && i < 2; i++) {
-		tasks[i] = kthread_create(move_thread, &m->th[i], "twmove/%u", i);
-		if (IS_ERR(tasks[i])) {
-			ret = PTR_ERR(tasks[i]);
-			tasks[i] = NULL;
-			break;
-		}
-		kthread_bind(tasks[i], m->th[i].cpu);
-		get_task_struct(tasks[i]);
-	}
+	for (i = 0; !ret && i < 2; i++)
+		ret = bench_thread_create(tasks, i, move_thread, &m->th[i],
+					  m->th[i].cpu, "twmove");
 	if (ret) {
 		/* Threads created are not woken: stop them before they run. */
-		for (i = 0; i < 2; i++) {
-			if (tasks[i]) {
-				kthread_stop(tasks[i]);
-				put_task_struct(tasks[i]);
-			}
-		}
+		bench_threads_stop(tasks, 2);
 		goto out;
 	}
 	for (i = 0; i < 2; i++)
@@ -640,10 +643,7 @@ static int run_move(enum impl impl, bool move, bool one, u64 *ns,
 	atomic_set_release(&m->phase, move_phases);
 	*migrated += st.migrated - st0.migrated;
 	*contended += st.contended - st0.contended;
-	for (i = 0; i < 2; i++) {
-		kthread_stop(tasks[i]);
-		put_task_struct(tasks[i]);
-	}
+	bench_threads_stop(tasks, 2);
 	*ns = div64_u64(m->th[0].ns + m->th[1].ns,
 			(one ? 1ULL : 2ULL) * move_phases * move_timers);
 out:

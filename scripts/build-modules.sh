@@ -36,7 +36,7 @@ build_one() {
 	local args=(-C "$kdir" M="$dest" W=1)
 	has_delay_points "$k" && args+=(TWHEEL_DEBUG=1)
 	((WERROR)) && args+=(KCFLAGS="${KCFLAGS:+$KCFLAGS }-Werror")
-	[[ ${MAKEFLAGS:-} == *jobserver* ]] || args+=(-j"$(nproc)")
+	add_make_jobs args
 	log "$k: make ${args[*]} modules"
 	make "${args[@]}" "$@" modules
 }

@@ -103,6 +103,13 @@ with_build_lock() {
 	) 9>"$TWHEEL_BUILD/.lock-$name"
 }
 
+# Append to the array named $1 make's -j for a job per CPU, unless a make
+# above this one shares its job slots (its jobserver decides then).
+add_make_jobs() {
+	local -n _jobs_args=$1
+	[[ ${MAKEFLAGS:-} == *jobserver* ]] || _jobs_args+=(-j"$(nproc)")
+}
+
 # ---- counting ---------------------------------------------------------------
 
 # Totals and per-step timings of run_counted.

@@ -117,10 +117,9 @@ fi
 ksrc=$("$TWHEEL_ROOT/scripts/kernels.sh" source)
 # The static selftest programs (30 s one at a time, 18 s with two jobs on
 # the 2-core machine): the first VM run of a tree builds them, in make
-# check at the start of lane 2.  A make above that shares its job slots
-# decides for itself.
+# check at the start of lane 2.
 mkjobs=()
-[[ ${MAKEFLAGS:-} == *jobserver* ]] || mkjobs=(-j"$(nproc)")
+add_make_jobs mkjobs
 if ! with_build_lock userland make "${mkjobs[@]}" -C "$TWHEEL_ROOT/selftests" --no-print-directory \
 	KSFT_DIR="$ksrc/tools/testing/selftests" OUTPUT="$TWHEEL_BUILD/selftests" \
 	>"$buildlog" 2>&1; then

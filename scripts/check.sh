@@ -29,7 +29,7 @@
 #     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
 #                 kcsan VM); here, not in lane 2, because the debug
 #                 kernel's VMs take longer than the stock ones
-#   lane 2 (the debug kernel, then the PREEMPT_RT ones)
+#   lane 2 (the debug kernel, the PREEMPT_RT ones, then two stock VMs)
 #     debug       one debug VM: the selftest plan, the robust, lifecycle
 #                 and hotplug plans, and KUnit (make selftest, make robust
 #                 and make kunit boot a VM each); one boot and one
@@ -42,7 +42,7 @@
 #                 is mainline's (its locking differs from 6.1-rt's)
 #     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
 #                 tiny workloads in a stock 6.1 VM
-#     robust612   the hotplug plan on stock612; these two here, where they
+#     robust      the hotplug plan on stock612; these two here, where they
 #                 even out the lanes
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a

@@ -3594,16 +3594,14 @@ static bool twk_set_migrate_delay(unsigned int us)
 }
 
 /*
- * However a case that sets the move windows' delay and fail points ends,
- * an assertion included, they are 0 again afterwards: a later case must
- * not run with them.
+ * However a case that sets the move window's delay point ends, an
+ * assertion included, it is 0 again afterwards: a later case must not run
+ * with it.
  */
 static void twk_points_free(struct kunit_resource *res)
 {
 #ifdef TWHEEL_DEBUG_DELAYS
 	twheel_delay_set(TWHEEL_DELAY_MIGRATE, 0);
-	twheel_delay_set(TWHEEL_DELAY_LOCK_WAIT, 0);
-	twheel_fail_set(TWHEEL_FAIL_LOCK_PAIR, 0);
 #endif
 }
 
@@ -3615,9 +3613,14 @@ static void twk_points_reset_at_end(struct kunit *test)
 							 GFP_KERNEL, test));
 }
 
-/* A's call on the timer of a window case: @op 1 modify (30 s), 2 cancel. */
+/*
+ * A's call on the timer of a window case: @op 1 modify (30 s), 2 cancel,
+ * 3 cancel_sync.
+ */
 static int twk_win_op(struct twk_probe *p, int op)
 {
+	if (op == 3)
+		return twheel_timer_cancel_sync(&p->timer);
 	if (op == 2)
 		return twheel_timer_cancel(&p->timer);
 	return twheel_timer_modify(&p->timer, 30 * NSEC_PER_SEC, 0,
@@ -3636,7 +3639,7 @@ static int twk_win_done(atomic_t *left, struct completion *done)
 /**
  * struct twk_win - two CPUs on one timer while it migrates
  * @p:        the timer, pending on A, 10 s out
- * @op:       what A does while B's modify migrates it: 1 modify, 2 cancel
+ * @op:       what A does while B's modify migrates it: twk_win_op()
  * @a_ready:  A is waiting for B's call (B calls only then)
  * @calling:  B is about to call modify
  * @b_ret:    what B's modify returned
@@ -3699,6 +3702,7 @@ struct twk_win_param {
 static const struct twk_win_param twk_win_params[] = {
 	{ "modify", 1 },
 	{ "cancel", 2 },
+	{ "cancel_sync", 3 },
 };
 
 static void twk_win_desc(const struct twk_win_param *p, char *desc)
@@ -3709,15 +3713,17 @@ static void twk_win_desc(const struct twk_win_param *p, char *desc)
 KUNIT_ARRAY_PARAM(twk_win, twk_win_params, twk_win_desc);
 
 /*
- * The migration window: B's modify moves the timer from A's base to B's,
- * holding both locks (the delay point migrate_us holds it there for 50 ms
- * in debug builds, before the timer names B's base).  A modifies or
- * cancels the timer meanwhile.  A must wait for the move and then act on
- * the timer where it landed: both calls see it pending (return 1), it ends
- * linked once (pending after a modify, not after a cancel, the counters
- * agree) and is never lost.  Were A to act on the timer under the old
- * base's lock alone, where it is linked nowhere, it would report it idle
- * (cancel: 0) or link it a second time (modify: list corruption).
+ * The migration window: B's modify moves the timer from A's base to B's:
+ * it takes the timer off A's base and leaves it in transit to B's, holding
+ * neither lock (the delay point migrate_us holds it there for 50 ms in
+ * debug builds).  A modifies, cancels or sync-cancels the timer meanwhile.
+ * A must find the timer on B's base, link it there and act on it: both
+ * calls see it pending (return 1), it ends linked once (after a modify
+ * pending on A's base, where A's modify moved it; after a cancel not at
+ * all; the counters agree) and is never lost.  Were A not to link the
+ * timer first, its cancel would report it idle (0) and B would link it
+ * after the cancel; were B to link it whatever it finds, it would link it
+ * a second time after A's modify (list corruption) or after A's cancel.
  */
 static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 {
@@ -3769,13 +3775,16 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->b_ret, 1);
 		KUNIT_EXPECT_EQ(test, r->a_ret, 1);
 		st = twk_stats(w);
-		if (r->op == 2) {
+		if (r->op >= 2) {
 			KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));
 			KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
 			KUNIT_EXPECT_EQ(test, st.cancelled - st0.cancelled, 1ULL);
 		} else {
 			KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&r->p->timer));
 			KUNIT_EXPECT_EQ(test, st.pending, 1ULL);
+			/* A's modify was the later one */
+			if (r->in_window)
+				KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
 			KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
 		}
 		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
@@ -3790,122 +3799,6 @@ static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, r->in_window);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 0);
 }
-
-#ifdef TWHEEL_DEBUG_DELAYS
-/**
- * struct twk_gap - a move that lets go of its timer, and a CPU in the gap
- * @p:      the timer, pending on @hi's base, 10 s out
- * @op:     what A does in the gap: 1 modify, 2 cancel
- * @hits:   twheel_delay_hits() of lock_wait_us before B's modify
- * @b_busy: B's modify has not returned
- * @b_ret:  what B's modify returned
- * @a_ret:  what A's call returned
- * @in_gap: A's call returned while B's modify waited in the gap
- * @done:   both finished
- * @left:   threads still running
- */
-struct twk_gap {
-	struct twk_probe *p;
-	int op;
-	unsigned int hits;
-	atomic_t b_busy;
-	int b_ret;
-	int a_ret;
-	bool in_gap;
-	struct completion done;
-	atomic_t left;
-};
-
-static int twk_gap_b(void *data)
-{
-	struct twk_gap *r = data;
-
-	r->b_ret = twheel_timer_modify(&r->p->timer, 20 * NSEC_PER_SEC, 0,
-				       TWHEEL_MODE_REL);
-	atomic_set(&r->b_busy, 0);
-	return twk_win_done(&r->left, &r->done);
-}
-
-static int twk_gap_a(void *data)
-{
-	struct twk_gap *r = data;
-	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
-
-	while (twheel_delay_hits(TWHEEL_DELAY_LOCK_WAIT) == r->hits &&
-	       ktime_get() < deadline)
-		cpu_relax();
-	r->a_ret = twk_win_op(r->p, r->op);
-	r->in_gap = atomic_read(&r->b_busy);
-	return twk_win_done(&r->left, &r->done);
-}
-
-/*
- * B, on the lower CPU, modifies a timer pending on the higher CPU's base:
- * the move needs the lower base's lock while it holds the higher one's,
- * against their order.  The fail point lock_pair makes it find that lock
- * taken, so it lets go of the timer and waits (twheel_lock_wait()), and
- * the delay point lock_wait_us holds it there for 50 ms while A, on the
- * higher CPU, cancels or modifies the timer.  B must start over and answer
- * for the timer as A left it: after a cancel it was idle (0) and is armed
- * again, after a modify it was pending (1); either way it ends pending
- * once, on B's base.  Carrying on with what it saw before the gap, B would
- * unlink an idle timer (a cancel) or report it wrongly.
- */
-static void twheel_timer_modify_starts_over_after_lock_wait(struct kunit *test)
-{
-	const struct twk_win_param *wp = test->param_value;
-	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twk_threads *th;
-	unsigned int lo, hi;
-	struct twk_gap *r;
-	struct twheel *w;
-
-	twk_two_cpus(test, &lo, &hi);
-	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, r);
-	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
-	r->p = twk_probes(test, ctx, w, 1, twk_cb_record);
-	th = twk_threads(test, 2);
-	r->op = wp->op;
-	atomic_set(&r->b_busy, 1);
-	atomic_set(&r->left, 2);
-	init_completion(&r->done);
-	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, hi, r->p, 0,
-					 ktime_get() + 10 * NSEC_PER_SEC), 0);
-	KUNIT_ASSERT_EQ(test, twk_cpu_pending(w, hi), 1ULL);
-
-	r->hits = twheel_delay_hits(TWHEEL_DELAY_LOCK_WAIT);
-	twk_points_reset_at_end(test);
-	twheel_delay_set(TWHEEL_DELAY_LOCK_WAIT, 50000);
-	twheel_fail_set(TWHEEL_FAIL_LOCK_PAIR, 1);
-	twk_thread_create(test, th, 0, hi, twk_gap_a, r);
-	twk_thread_create(test, th, 1, lo, twk_gap_b, r);
-	wake_up_process(th->tasks[0]);
-	wake_up_process(th->tasks[1]);
-	KUNIT_ASSERT_NE(test, twk_wait_done(&r->done, 2 * TWK_TIMEOUT_MS), 0UL);
-	twheel_delay_set(TWHEEL_DELAY_LOCK_WAIT, 0);
-	twheel_fail_set(TWHEEL_FAIL_LOCK_PAIR, 0);
-
-	KUNIT_EXPECT_EQ(test, twheel_delay_hits(TWHEEL_DELAY_LOCK_WAIT),
-			r->hits + 1);
-	/* a descheduled vCPU can make A late; then B's answer is 1 anyway */
-	KUNIT_ASSERT_TRUE_MSG(test, r->in_gap, "A acted after B's modify");
-	KUNIT_EXPECT_EQ(test, r->a_ret, 1);
-	/* after A's cancel B found the timer idle; after A's modify, pending */
-	KUNIT_EXPECT_EQ(test, r->b_ret, r->op == 2 ? 0 : 1);
-	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&r->p->timer));
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, lo), 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, hi), 0ULL);
-	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
-	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 0);
-}
-#else
-static void twheel_timer_modify_starts_over_after_lock_wait(struct kunit *test)
-{
-	kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
-}
-#endif
 
 /* Spins until the other callback of the case is inside too, or 1 s. */
 static void twk_cb_meet(struct twheel_timer *timer)
@@ -4796,8 +4689,6 @@ static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_timer_modify_running_callback_stays_on_base),
 	KUNIT_CASE(twheel_tick_restarted_while_running_keeps_queue_order),
 	KUNIT_CASE_PARAM(twheel_timer_ops_wait_for_migrating_timer,
-			 twk_win_gen_params),
-	KUNIT_CASE_PARAM(twheel_timer_modify_starts_over_after_lock_wait,
 			 twk_win_gen_params),
 	KUNIT_CASE_PARAM(twheel_create_flags_callback_concurrency,
 			 twk_single_gen_params),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * twheel: delay points and fail points, for tests only
+ * twheel: delay points, for tests only
  *
  * A race that needs another CPU to act inside a window a few instructions
  * wide is rarely hit by chance, so a test could pass with the race there.
@@ -9,11 +9,6 @@
  * by writing a delay in microseconds to
  * /sys/kernel/debug/twheel/delay/<name> (0, the default, is no delay) and
  * can then reproduce the race deterministically.
- *
- * A path that only contention takes (a lock found taken) is made to run by
- * a fail point (enum twheel_fail_point): writing n to
- * /sys/kernel/debug/twheel/fail/<name> makes the next n checks there fail
- * as if the lock were taken.
  *
  * This file is built only with TWHEEL_DEBUG=1 (the harness's debug and
  * race-detector kernels); otherwise twheel_delay() is an empty inline and
@@ -39,14 +34,7 @@ static const char *const twheel_delay_names[TWHEEL_NR_DELAYS] = {
 	[TWHEEL_DELAY_EVENT_QUEUED] = "event_queued_us",
 	[TWHEEL_DELAY_MIGRATE] = "migrate_us",
 	[TWHEEL_DELAY_TICK] = "tick_us",
-	[TWHEEL_DELAY_LOCK_WAIT] = "lock_wait_us",
 	[TWHEEL_DELAY_BATCH_RUN] = "batch_run_us",
-};
-
-static atomic_t twheel_fail_left[TWHEEL_NR_FAILS];
-
-static const char *const twheel_fail_names[TWHEEL_NR_FAILS] = {
-	[TWHEEL_FAIL_LOCK_PAIR] = "lock_pair",
 };
 
 void twheel_delay(enum twheel_delay_point point)
@@ -93,28 +81,6 @@ unsigned int twheel_delay_hits(enum twheel_delay_point point)
 }
 EXPORT_SYMBOL_GPL(twheel_delay_hits);
 
-/* True if the check at @point is to fail this time. */
-bool twheel_fail(enum twheel_fail_point point)
-{
-	return atomic_dec_if_positive(&twheel_fail_left[point]) >= 0;
-}
-
-/**
- * twheel_fail_set() - make the next checks of a fail point fail
- * @point: the fail point
- * @times: how many of its next checks fail, 0 for none
- *
- * For KUnit cases, as twheel_delay_set().  Only in builds with
- * TWHEEL_DEBUG=1.
- *
- * Context: any context.
- */
-void twheel_fail_set(enum twheel_fail_point point, int times)
-{
-	atomic_set(&twheel_fail_left[point], times);
-}
-EXPORT_SYMBOL_GPL(twheel_fail_set);
-
 void twheel_delay_init(struct dentry *root)
 {
 	struct dentry *dir = debugfs_create_dir("delay", root);
@@ -123,8 +89,4 @@ void twheel_delay_init(struct dentry *root)
 	for (i = 0; i < TWHEEL_NR_DELAYS; i++)
 		debugfs_create_u32(twheel_delay_names[i], 0600, dir,
 				   &twheel_delay_us[i]);
-	dir = debugfs_create_dir("fail", root);
-	for (i = 0; i < TWHEEL_NR_FAILS; i++)
-		debugfs_create_atomic_t(twheel_fail_names[i], 0600, dir,
-					&twheel_fail_left[i]);
 }

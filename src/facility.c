@@ -98,7 +98,9 @@
  *
  * - idle: not linked, callback not running.  start/modify link it.
  * - pending: linked into an engine slot of its base.  cancel unlinks it;
- *   modify moves it; the tick handler moves it to @expired when due.
+ *   modify moves it; the tick handler moves it to @expired when due.  For
+ *   a moment it may be in transit to another base (TWHEEL_TS_TRANSIT):
+ *   chosen its key there, linked nowhere yet (see below).
  * - due: linked on its base's @expired (TWHEEL_TS_EXPIRED), still pending:
  *   cancel and modify take it off before its callback runs.
  * - running: unlinked, its base's @running points at it, its callback runs
@@ -117,37 +119,48 @@
  * not running, and the timer is not pending unless re-armed after that.
  *
  * Which base a timer is on: the index of its base is kept in its @state
- * word with the state bits, and changes only (a) with the locks of the old
- * and the new base both held (a start or modify that moves the timer, and
- * hotplug), or (b) under the new base's lock only, by twheel_batch_arm(),
- * for a timer just set up or stopped in the same run: linked nowhere, not
- * running, and every other operation on it excluded by the batch's caller.
- * Every operation on a timer finds and locks its base with
- * twheel_lock_base(), timer.c's lock_timer_base(): read the word, lock the
- * base it names and check the word still names it, else unlock and retry.
- * So whoever holds the lock of the base the word names owns the timer, and
- * the word never names a base that does not have it.  Start and modify
- * move a timer to the calling CPU's base (unless TWHEEL_TIMER_PINNED or,
- * while pending, TWHEEL_TIMER_ANY_CPU keep it), with timer.c's rule from
- * __mod_timer(): a timer whose callback runs is never moved; it is armed on
- * the base running its callback.  So a running timer's base stays put
+ * word with the state bits, and changes only (a) under the lock of the
+ * base it names, when a start or modify moves the timer (below) or hotplug
+ * empties a dead CPU's base (holding both bases' locks), or (b) under the
+ * new base's lock only, by twheel_batch_arm(), for a timer just set up or
+ * stopped in the same run: linked nowhere, not running, and every other
+ * operation on it excluded by the batch's caller.  Every operation on a
+ * timer finds and locks its base with twheel_lock_base(), timer.c's
+ * lock_timer_base(): read the word, lock the base it names and check the
+ * word still names it, else unlock and retry.  So whoever holds the lock
+ * of the base the word names owns the timer.  Start and modify move a
+ * timer to the calling CPU's base (unless TWHEEL_TIMER_PINNED or, while
+ * pending, TWHEEL_TIMER_ANY_CPU keep it), with timer.c's rule from
+ * __mod_timer(): a timer whose callback runs is never moved; it is armed
+ * on the base running its callback.  So a running timer's base stays put
  * until its callback returns, which is what lets a sync cancel wait on the
  * right base, and a timer's callbacks cannot run on two bases at once:
  * callbacks of one timer never run concurrently.
  *
- * Two base locks are held together only to move timers between them, and
- * they nest in the order of the bases' indices, as double_rq_lock() does
- * for runqueues: a move from a base to one of a higher index takes the
- * second lock nested; to a lower index it tries the lock, and if that
- * fails, drops its own, waits for the other holding neither and starts
- * over, as the timer may have changed or moved meanwhile.  timer.c instead
- * drops the old lock first and marks the timer migrating, which makes
- * everyone else spin until the mover takes the new lock; its locks are
- * raw, so the mover cannot be preempted in between.  twheel's are not (on
- * PREEMPT_RT they sleep), and a waiter of higher priority spinning on the
- * mover's CPU would keep it from ever getting there.  Holding both locks,
- * a move leaves others nothing to spin on, only a lock to wait for, which
- * on PREEMPT_RT boosts the mover.
+ * A move holds one base lock at a time.  Under the old base's lock the
+ * mover takes the timer off that base, chooses its key and writes the
+ * word: the new base, and TWHEEL_TS_TRANSIT, "pending, linked nowhere
+ * yet".  Then it unlocks the old base and locks the new one.  From the
+ * word's change on, the new base's lock owns the timer as any other of
+ * its timers: whoever takes it first, the mover or an operation looking
+ * for the timer, links the timer at that key (twheel_transit_end(), in
+ * twheel_lock_base()) before anything else.  timer.c instead marks the
+ * timer migrating, which makes everyone else spin until the mover holds
+ * the new lock; its locks are raw, so the mover cannot be preempted in
+ * between.  twheel's are not (on PREEMPT_RT they sleep), and a waiter of
+ * higher priority spinning on the mover's CPU would keep it from ever
+ * getting there.  Nor does a move hold both locks, which two CPUs moving
+ * timers to each other's bases would serialize on.  The new base is the
+ * mover's CPU's, and that CPU cannot go offline before the mover holds its
+ * lock (interrupts stay off; on PREEMPT_RT, migration): so hotplug never
+ * finds a timer in transit to a dead CPU's base.
+ *
+ * Two base locks are held together only by hotplug, to move all of a dead
+ * CPU's timers, and they nest in the order of the bases' indices, as
+ * double_rq_lock() does for runqueues: from a base to one of a higher
+ * index it takes the second lock nested; to a lower index it tries the
+ * lock, and if that fails, drops its own, waits for the other holding
+ * neither and starts over.
  *
  * All timer state of one base is protected by its lock, a spinlock_t
  * taken with interrupts disabled.  The non-sleeping API may be called from
@@ -213,11 +226,14 @@
 /*
  * Private timer state (struct twheel_timer::state): bits 0-7 are state
  * bits, bits 8-31 the index of the base the timer is on.  Written with
- * WRITE_ONCE() under the lock of that base; read locklessly only by
- * twheel_lock_base() and twheel_own_callback_base().
+ * WRITE_ONCE() under the lock of that base (a move writes the new base's
+ * index under the old one's: see the DOC block below); read locklessly
+ * only by twheel_lock_base(), twheel_batch_hold() and
+ * twheel_own_callback_base().
  */
 #define TWHEEL_TS_EXPIRED	BIT(0)	/* on base->expired, callback due */
 #define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
+#define TWHEEL_TS_TRANSIT	BIT(2)	/* pending, not linked yet: see below */
 #define TWHEEL_TS_PLACED	BIT(3)	/* armed since set up (PINNED) */
 #define TWHEEL_TS_BASE_SHIFT	8
 #define TWHEEL_TS_BITS		(BIT(TWHEEL_TS_BASE_SHIFT) - 1)
@@ -367,12 +383,16 @@ static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
 	return true;
 }
 
+static void twheel_transit_end(struct twheel_base *base,
+			       struct twheel_timer *timer);
+
 /*
  * Find and lock the base @timer is on: timer.c's lock_timer_base().  The
  * base named in the state word can change until we hold its lock, so
- * check it again then.
+ * check it again then.  A timer in transit to that base is linked there
+ * first, so that the caller finds it as any pending timer.
  */
-static struct twheel_base *twheel_lock_base(const struct twheel_timer *timer,
+static struct twheel_base *twheel_lock_base(struct twheel_timer *timer,
 					    unsigned long *flags)
 	__acquires(&base->lock)
 {
@@ -383,8 +403,12 @@ static struct twheel_base *twheel_lock_base(const struct twheel_timer *timer,
 		struct twheel_base *base = w->bases[twheel_ts_base(st)];
 		bool contended = twheel_base_lock(base, flags);
 
-		if (twheel_ts_base(READ_ONCE(timer->state)) == base->index) {
+		/* acquire: the mover's key and expiry before its word */
+		st = smp_load_acquire(&timer->state);
+		if (twheel_ts_base(st) == base->index) {
 			base->stats.contended += contended;
+			if (unlikely(st & TWHEEL_TS_TRANSIT))
+				twheel_transit_end(base, timer);
 			return base;
 		}
 		spin_unlock_irqrestore(&base->lock, *flags);
@@ -1132,36 +1156,15 @@ static struct twheel_base *twheel_target(struct twheel *w,
  * Holding @base's lock, a caller that needs @to's too takes it nested if
  * @to comes later, else tries it; if someone holds it, twheel_lock_wait()
  * drops @base's lock (restoring @flags), waits for @to's holding neither
- * (on PREEMPT_RT boosting its holder), and the caller starts over: the
- * timer it was after may have changed or moved meanwhile.
+ * (on PREEMPT_RT boosting its holder), and the caller starts over.
  */
 static void twheel_lock_wait(struct twheel_base *base, struct twheel_base *to,
 			     unsigned long flags)
 	__releases(&base->lock)
 {
 	spin_unlock_irqrestore(&base->lock, flags);
-	twheel_delay(TWHEEL_DELAY_LOCK_WAIT);
 	spin_lock_irqsave(&to->lock, flags);
 	spin_unlock_irqrestore(&to->lock, flags);
-}
-
-/*
- * Move @timer, linked nowhere, from @base to @to, both locked
- * (twheel_lock_wait()): timer.c's __mod_timer() base switch, but an
- * operation that looks for the timer meanwhile waits for a lock instead of
- * spinning on a migrating bit.  Drops @base's lock; interrupts stay
- * disabled (the caller restores them when it unlocks @to).
- */
-static struct twheel_base *twheel_migrate(struct twheel_timer *timer,
-					  struct twheel_base *base,
-					  struct twheel_base *to)
-	__releases(&base->lock)
-{
-	twheel_delay(TWHEEL_DELAY_MIGRATE);
-	WRITE_ONCE(timer->state, (timer->state & TWHEEL_TS_BITS) |
-				 (to->index << TWHEEL_TS_BASE_SHIFT));
-	spin_unlock(&base->lock);
-	return to;
 }
 
 /*
@@ -1216,6 +1219,55 @@ static void twheel_insert(struct twheel_base *base, struct twheel_timer *timer,
 	tw_engine_insert(&base->engine, &timer->node,
 			 tw_engine_pick_key(&base->engine, lo, hi));
 	twheel_program(base, timer->node.key);
+}
+
+/*
+ * Link @timer, in transit to @base (locked), at the key its mover chose,
+ * or at @base's clock if that has passed it: later, never earlier.
+ */
+static void twheel_transit_end(struct twheel_base *base,
+			       struct twheel_timer *timer)
+{
+	u64 key;
+
+	twheel_forward(base);
+	key = max(timer->node.key, tw_engine_clk(&base->engine));
+	twheel_ts_clear(timer, TWHEEL_TS_TRANSIT);
+	tw_engine_insert(&base->engine, &timer->node, key);
+	twheel_program(base, key);
+}
+
+/*
+ * Move @timer, linked nowhere, its key chosen, from @base to @to: name @to
+ * in its state word with TWHEEL_TS_TRANSIT, unlock @base, lock @to and link
+ * the timer there unless whoever took @to's lock first did (see the DOC
+ * block).  Interrupts stay disabled (the caller restores them when it
+ * unlocks @to), and on PREEMPT_RT, where they do not, migration: either
+ * keeps this CPU, whose base @to is, from going offline in between.
+ */
+static struct twheel_base *twheel_transit(struct twheel_timer *timer,
+					  struct twheel_base *base,
+					  struct twheel_base *to)
+	__releases(&base->lock) __acquires(&to->lock)
+{
+	u32 st;
+
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		migrate_disable();
+	/* release: the key and expiry before the word that hands them on */
+	smp_store_release(&timer->state,
+			  (timer->state & TWHEEL_TS_BITS) | TWHEEL_TS_TRANSIT |
+			  (to->index << TWHEEL_TS_BASE_SHIFT));
+	spin_unlock(&base->lock);
+	twheel_delay(TWHEEL_DELAY_MIGRATE);
+	spin_lock(&to->lock);
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		migrate_enable();
+	/* under @to's lock a word that names @to is stable */
+	st = smp_load_acquire(&timer->state);
+	if ((st & TWHEEL_TS_TRANSIT) && twheel_ts_base(st) == to->index)
+		twheel_transit_end(to, timer);
+	return to;
 }
 
 /*
@@ -1295,9 +1347,8 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 {
 	struct twheel *w = timer->wheel;
 	struct twheel_base *base, *to;
-	bool moved = false;
 	unsigned long flags;
-	u64 lo, hi;
+	u64 lo, hi, key;
 	int ret;
 
 	if (WARN_ON_ONCE(!w || !timer->function))
@@ -1305,7 +1356,6 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	if (!twheel_args_valid(expires, slack_ns, mode))
 		return -EINVAL;
 
-again:
 	base = twheel_lock_base(timer, &flags);
 	if (timer->state & TWHEEL_TS_SHUTDOWN) {
 		ret = -ESHUTDOWN;
@@ -1316,50 +1366,48 @@ again:
 		ret = -EBUSY;
 		goto unlock;
 	}
+	if (mode == TWHEEL_MODE_REL)
+		expires = ktime_add_safe(ktime_get(), expires);
 
 	to = twheel_target(w, timer, base, ret);
+	/* after twheel_target(): a pinned timer not placed yet may move */
+	twheel_ts_set(timer, TWHEEL_TS_PLACED);
 	if (to != base) {
-		if (base->index < to->index) {
-			spin_lock_nested(&to->lock, SINGLE_DEPTH_NESTING);
-		} else if (twheel_fail(TWHEEL_FAIL_LOCK_PAIR) ||
-			   !spin_trylock(&to->lock)) {
-			twheel_lock_wait(base, to, flags);
-			goto again;
-		}
 		if (ret) {
 			twheel_detach(base, timer);
 			if (twheel_base_empty(base))
 				twheel_program(base, TW_NO_TICK);
 		}
-		base = twheel_migrate(timer, base, to);
+		/* @to's clock may differ: twheel_transit_end() clamps */
+		twheel_range(base, expires, slack_ns, &lo, &hi);
+		key = tw_engine_pick_key(&base->engine, lo, hi);
+		timer->node.key = key;
+		WRITE_ONCE(timer->expires, expires);
+		base = twheel_transit(timer, base, to);
 		/* counted under the lock of the base that got it */
 		if (ret)
 			base->stats.migrated++;
-		moved = true;
-	}
-	twheel_ts_set(timer, TWHEEL_TS_PLACED);
-
-	if (mode == TWHEEL_MODE_REL)
-		expires = ktime_add_safe(ktime_get(), expires);
-	twheel_forward(base);
-	twheel_range(base, expires, slack_ns, &lo, &hi);
-
-	if (ret && !moved && !(timer->state & TWHEEL_TS_EXPIRED)) {
-		twheel_move(base, timer, lo, hi);
-	} else {
-		if (ret && !moved)
-			twheel_detach(base, timer);
-		else if (!ret)
+		else
 			base->stats.armed++;
-		twheel_insert(base, timer, lo, hi);
+	} else {
+		twheel_forward(base);
+		twheel_range(base, expires, slack_ns, &lo, &hi);
+		if (ret && !(timer->state & TWHEEL_TS_EXPIRED)) {
+			twheel_move(base, timer, lo, hi);
+		} else {
+			if (ret)
+				twheel_detach(base, timer);
+			else
+				base->stats.armed++;
+			twheel_insert(base, timer, lo, hi);
+		}
+		key = timer->node.key;
+		WRITE_ONCE(timer->expires, expires);
 	}
-	WRITE_ONCE(timer->expires, expires);
 	if (idle_only)
-		trace_twheel_timer_start(timer, expires, slack_ns,
-					 timer->node.key, false);
+		trace_twheel_timer_start(timer, expires, slack_ns, key, false);
 	else
-		trace_twheel_timer_modify(timer, expires, slack_ns,
-					  timer->node.key, ret);
+		trace_twheel_timer_modify(timer, expires, slack_ns, key, ret);
 unlock:
 	spin_unlock_irqrestore(&base->lock, flags);
 	return ret;
@@ -1531,15 +1579,19 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_end);
 /*
  * A timer the run may stop or re-arm: on its base (-EXDEV if not), its
  * callback not running (-EBUSY).  The state word names the base only
- * while no one else may move the timer.
+ * while no one else may move the timer; one in transit to it is linked
+ * there first, as twheel_lock_base() does.
  */
-static int twheel_batch_hold(const struct twheel_base *base,
-			     const struct twheel_timer *timer)
+static int twheel_batch_hold(struct twheel_base *base,
+			     struct twheel_timer *timer)
 {
-	u32 st = READ_ONCE(timer->state);
+	/* acquire: the mover's key and expiry before its word */
+	u32 st = smp_load_acquire(&timer->state);
 
 	if (twheel_ts_base(st) != base->index)
 		return -EXDEV;
+	if (unlikely(st & TWHEEL_TS_TRANSIT))
+		twheel_transit_end(base, timer);
 	if (base->running == timer)
 		return -EBUSY;
 	return 0;
@@ -1618,7 +1670,7 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 	ret = twheel_batch_check(bl, timer, expires, slack_ns, mode);
 	if (ret)
 		return ret;
-	if (tw_node_linked(&timer->node))
+	if (tw_node_linked(&timer->node) || (st & TWHEEL_TS_TRANSIT))
 		return -EBUSY;
 	if (twheel_ts_base(st) != base->index) {
 		if ((timer->flags & TWHEEL_TIMER_PINNED) &&
@@ -1859,7 +1911,7 @@ EXPORT_SYMBOL_GPL(twheel_timer_pending);
  * of its base (twheel_timer_pending() alone cannot tell a timer whose
  * callback is about to re-arm it from one that is idle).
  */
-unsigned int twheel_timer_state(const struct twheel_timer *timer,
+unsigned int twheel_timer_state(struct twheel_timer *timer,
 				ktime_t *expires)
 {
 	struct twheel_base *base;

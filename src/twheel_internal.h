@@ -23,7 +23,7 @@ struct twheel_timer;
 #define TWHEEL_STATE_PENDING	BIT(0)	/* on the wheel or due, not begun */
 #define TWHEEL_STATE_RUNNING	BIT(1)	/* its callback runs now */
 
-unsigned int twheel_timer_state(const struct twheel_timer *timer,
+unsigned int twheel_timer_state(struct twheel_timer *timer,
 				ktime_t *expires);
 
 /* Runs of operations under one base lock: see facility.c. */
@@ -65,22 +65,13 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_CALLBACK,
 	/* device: a callback queued its event and dropped the file's lock */
 	TWHEEL_DELAY_EVENT_QUEUED,
-	/* facility: a timer moves between bases, both locked, not yet moved */
+	/* facility: a timer in transit to another base, neither locked */
 	TWHEEL_DELAY_MIGRATE,
 	/* facility: a base's hrtimer fired, its handler has no lock yet */
 	TWHEEL_DELAY_TICK,
-	/* facility: a move let go of its base to wait for the other's lock */
-	TWHEEL_DELAY_LOCK_WAIT,
 	/* device: a batch did a run of records, fatal signals not checked */
 	TWHEEL_DELAY_BATCH_RUN,
 	TWHEEL_NR_DELAYS
-};
-
-/* Fail points (src/delay.c): checks that tests make fail, same builds. */
-enum twheel_fail_point {
-	/* facility: a move to a base of a lower index finds its lock taken */
-	TWHEEL_FAIL_LOCK_PAIR,
-	TWHEEL_NR_FAILS
 };
 
 #ifdef TWHEEL_DEBUG_DELAYS
@@ -88,12 +79,9 @@ void twheel_delay(enum twheel_delay_point point);
 void twheel_delay_init(struct dentry *root);
 void twheel_delay_set(enum twheel_delay_point point, u32 us);
 unsigned int twheel_delay_hits(enum twheel_delay_point point);
-bool twheel_fail(enum twheel_fail_point point);
-void twheel_fail_set(enum twheel_fail_point point, int times);
 #else
 static inline void twheel_delay(enum twheel_delay_point point) { }
 static inline void twheel_delay_init(struct dentry *root) { }
-static inline bool twheel_fail(enum twheel_fail_point point) { return false; }
 #endif
 
 #endif /* _TWHEEL_INTERNAL_H */

@@ -19,7 +19,7 @@
  *
  * - migrate: a mover's modify moves the timer to its CPU's base, inside
  *   the move (migrate_us, TRT_WINDOW_MS), and the waiter cancels the timer
- *   (src/facility.c, DOC block: a move holds both base locks);
+ *   (src/facility.c, DOC block: the waiter links the timer in transit);
  * - callback: the handler has taken the timer off the wheel to run its
  *   callback (callback_us), and the waiter calls
  *   twheel_timer_cancel_sync(), which must return only when the callback
@@ -304,7 +304,7 @@ static int __init trt_init(void)
 	ret = ret ?: ret2;
 	if (ret)
 		return ret;
-	pr_info("ok: waiters of higher priority waited for a mover and a callback\n");
+	pr_info("ok: waiters of higher priority did not spin on a mover or a callback\n");
 	return 0;
 }
 

@@ -79,7 +79,7 @@ struct twheel_timer {
  *                       pending timer leave it on its base (no move, one
  *                       lock), an idle one is armed on the calling CPU's;
  *                       the cheap choice for a timer re-armed from
- *                       several CPUs, as a move holds two bases' locks
+ *                       several CPUs, as a move takes two bases' locks
  */
 #define TWHEEL_TIMER_PINNED	BIT(0)
 #define TWHEEL_TIMER_ANY_CPU	BIT(1)

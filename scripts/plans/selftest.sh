@@ -118,8 +118,9 @@ done
 check "twheel_sample unloads" rmmod twheel_sample
 
 # The test module of builds with the delay points (testmod/): a canceller
-# of higher priority on the CPU of a timer's mover must wait for a lock,
-# not spin (it matters on PREEMPT_RT).  Its load is the test.
+# of higher priority on the CPU of a timer's mover, and a sync canceller
+# on the CPU of its callback, must not spin (it matters on PREEMPT_RT).
+# Its load is the test.
 if [ -e /modules/twheel_test_rt.ko ]; then
 	check "twheel_test_rt: waiters of higher priority let the mover and the callback run" \
 		insmod /modules/twheel_test_rt.ko

@@ -49,7 +49,7 @@ quiet_if_clean() {
 # runs on a fresh one), and checked again only when one of them changes:
 # the full pass takes over a minute of CPU, most of the lint step.
 checkpatch_files() {
-	local ignores=$1 files=() todo=() f key tool out rc=0
+	local ignores=$1 files=() todo=() f key tool out tmp rc=0
 	local cache=$TWHEEL_CACHE/checkpatch
 	shift
 	mapfile -t files < <(git ls-files -co --exclude-standard -- "$@" | sort -u)
@@ -69,8 +69,18 @@ checkpatch_files() {
 	echo "checkpatch.pl --strict --no-tree --ignore $ignores -f:" \
 		"${#todo[@]} of ${#files[@]} files (the others unchanged since found clean): ${todo[*]}"
 	((${#todo[@]})) || return 0
-	out=$(perl "$KSRC/scripts/checkpatch.pl" --strict --no-tree --show-types \
-		--ignore "$ignores" --quiet --no-summary -f "${todo[@]}" 2>&1) || rc=1
+	# a process per CPU, each on its share of the files, its output in a
+	# file of its own so that their findings do not interleave
+	tmp=$(mktemp -d)
+	# shellcheck disable=SC2016 # expanded by the sh that xargs runs
+	printf '%s\0' "${todo[@]}" |
+		xargs -0 -P "$(nproc)" -n $(((${#todo[@]} + $(nproc) - 1) / $(nproc))) \
+			sh -c 'ign=$1 dir=$2; shift 2
+				perl "$0" --strict --no-tree --show-types --ignore "$ign" \
+					--quiet --no-summary -f "$@" >"$(mktemp -p "$dir")" 2>&1' \
+			"$KSRC/scripts/checkpatch.pl" "$ignores" "$tmp" || rc=1
+	out=$(cat "$tmp"/*)
+	rm -rf "$tmp"
 	[[ -n "$out" ]] && printf '%s\n' "$out"
 	# a finding names its file ("#12: FILE: src/x.c:12:"); the rest are clean
 	for f in "${todo[@]}"; do
@@ -131,15 +141,16 @@ lint_kernel_doc() {
 # recompiles only what changed (a file that warned has no object, -Werror
 # failed it) and C=2 only adds the checker.
 lint_build() {
-	local k=$1 kdir dest
+	local k=$1 kdir dest jobs=()
 	shift
 	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k") || return 1
 	dest=$TWHEEL_BUILD/lint/$k
 	[[ " $* " == *" TWHEEL_DEBUG=1 "* ]] && dest+=-debug
 	sync_module_sources "$dest"
-	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* modules"
+	add_make_jobs jobs
+	echo "make -C $kdir M=$dest W=1 KCFLAGS=-Werror $* ${jobs[*]} modules"
 	quiet_if_clean ': (warning|error):' \
-		make -C "$kdir" M="$dest" W=1 KCFLAGS=-Werror "$@" modules
+		make -C "$kdir" M="$dest" W=1 KCFLAGS=-Werror "$@" "${jobs[@]}" modules
 }
 
 # W=1 for kernel $1, with the flags $2... that build-modules.sh gives its

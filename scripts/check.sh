@@ -22,9 +22,6 @@
 #     selftest    the selftest plan on stock61 and stock612
 #     robust      the robust, lifecycle and hotplug plans in one stock61
 #                 VM
-#     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
-#                 corpus replay and 10 s of libFuzzer on every engine, a
-#                 seconds-long native benchmark run
 #     bench-smoke seconds-long benchmark run in a stock 6.1 VM
 #     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
 #                 kcsan VM); here, not in lane 2, because the debug
@@ -44,6 +41,10 @@
 #                 tiny workloads in a stock 6.1 VM
 #     robust      the hotplug plan on stock612; these two here, where they
 #                 even out the lanes
+#     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
+#                 corpus replay and 10 s of libFuzzer on every engine, a
+#                 seconds-long native benchmark run; here for the same
+#                 reason
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
@@ -72,7 +73,6 @@ lane1() {
 	step dkms make --no-print-directory dkms-check
 	step "selftest stock" scripts/selftest.sh stock61 stock612
 	step "robust stock61" scripts/robust.sh stock61
-	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 	step bench-smoke make --no-print-directory -C bench smoke
 	step kcsan make --no-print-directory kcsan
 }
@@ -86,6 +86,7 @@ lane2() {
 	step "selftest rt612" scripts/selftest.sh rt612
 	step insn-smoke make --no-print-directory -C bench insn-smoke
 	TWHEEL_ROBUST_PLANS=hotplug step "robust stock612" scripts/robust.sh stock612
+	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them.

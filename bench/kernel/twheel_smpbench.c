@@ -31,8 +31,8 @@
  *
  * The move case (@move_timers > 0, two online CPUs): what a re-arm of a
  * pending timer costs when it moves the timer to the caller's CPU, which
- * for twheel takes both bases' locks (nested in index order, or a trylock
- * against it).  Two threads on the first two online CPUs each arm a pool
+ * for twheel takes both bases' locks, one after the other (the timer in
+ * transit in between).  Two threads on the first two online CPUs each arm a pool
  * of @move_timers timers; then, in each of @move_phases phases, thread t
  * re-arms (mod_timer(), twheel_timer_modify()) every timer of pool
  * (t + phase) % 2, which the other thread re-armed in the phase before

@@ -97,7 +97,9 @@ for t in /selftests/*_test /selftests/*_test32; do
 		continue
 	fi
 	echo "+ $t"
+	_t0=$(date +%s)
 	"$t" || fail "$t exited with status $?"
+	echo "# $t took $(($(date +%s) - _t0)) s"
 done
 [ -n "$found" ] || fail "no selftest binaries in the initramfs"
 

@@ -3725,7 +3725,7 @@ KUNIT_ARRAY_PARAM(twk_win, twk_win_params, twk_win_desc);
  * after the cancel; were B to link it whatever it finds, it would link it
  * a second time after A's modify (list corruption) or after A's cancel.
  */
-static void twheel_timer_ops_wait_for_migrating_timer(struct kunit *test)
+static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 {
 	const struct twk_win_param *wp = test->param_value;
 	const unsigned int attempts = 10;
@@ -4688,7 +4688,7 @@ static struct kunit_case twheel_smp_cases[] = {
 			 twk_move_gen_params),
 	KUNIT_CASE(twheel_timer_modify_running_callback_stays_on_base),
 	KUNIT_CASE(twheel_tick_restarted_while_running_keeps_queue_order),
-	KUNIT_CASE_PARAM(twheel_timer_ops_wait_for_migrating_timer,
+	KUNIT_CASE_PARAM(twheel_timer_ops_link_timer_in_transit,
 			 twk_win_gen_params),
 	KUNIT_CASE_PARAM(twheel_create_flags_callback_concurrency,
 			 twk_single_gen_params),

@@ -16,7 +16,8 @@
 # Writes build/bench/smp-<cpus>.csv (suite,impl,n,op,value).  The last line
 # is "N passed, N failed".
 # Environment: SMP_KPARAMS, SMP_UARGS (extra twheel_smpbench.ko parameters
-# and twheel_devscale options).
+# and twheel_devscale options; SMP_UARGS="-x 4096" runs the device's move
+# case instead of its scaling cases).
 set -euo pipefail
 BENCH_DIR=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/lib.sh

@@ -13,7 +13,22 @@
  *
  * Output: twheel_devscale: csv,devsmp,twheel_<layout>,<N>,pairs_per_s_t<T>,<v>
  *
- * Usage: twheel_devscale [-n N,N] [-t T,T,...] [-m ms] [-r reps]
+ * With -x N (two online CPUs), instead: what a MODIFY record costs when
+ * the timer is on another CPU's base.  The device arms and re-arms on the
+ * ioctl's CPU, so such a record moves the timer there.  One thread, one
+ * file, pools of N timers 60-120 s out: in each of 20 phases the thread
+ * runs on CPU p % 2 and re-arms (TWHEEL_OP_MODIFY, batches of 256, 10-70
+ * s out) every timer of one pool -- mode "move": the pool it re-armed
+ * from the other CPU in the phase before, so every record moves its timer
+ * -- or of the pool of this CPU -- mode "stay": none moves.  Only the
+ * ioctls are timed; the modes alternate, which goes first changing from
+ * repetition to repetition.
+ *
+ * Output: twheel_devscale: csv,devmove,twheel,<N>,ns_per_modify_<mode>,<v>
+ * and move_permille (move / stay per repetition), median over @reps, and
+ * its min and max.
+ *
+ * Usage: twheel_devscale [-n N,N] [-t T,T,...] [-m ms] [-r reps] [-x N]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -234,6 +249,132 @@ out:
 	return ret;
 }
 
+#define MOVE_PHASES	20
+
+/* Pin the calling thread to @cpu. */
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/*
+ * Arm @n timers from the current CPU, their handles into @h; or re-arm
+ * those of @h (@modify), returning the ns the ioctls took in @ns.
+ */
+static int pool_batch(int fd, __u64 *h, unsigned long n, bool modify,
+		      unsigned int *seed, uint64_t *ns)
+{
+	struct twheel_batch_op ops[BATCH];
+	unsigned long done;
+	unsigned int i, k;
+	uint64_t t0;
+	int ret;
+
+	for (done = 0; done < n; done += k) {
+		k = n - done < BATCH ? n - done : BATCH;
+		for (i = 0; i < k; i++) {
+			memset(&ops[i], 0, sizeof(ops[i]));
+			ops[i].op = modify ? TWHEEL_OP_MODIFY : TWHEEL_OP_ARM;
+			ops[i].handle = modify ? h[done + i] : 0;
+			ops[i].spec.expires = ((modify ? 10000 : 60000) +
+					       rand_r(seed) % 60000) * 1000000ULL;
+		}
+		t0 = now_ns();
+		ret = batch(fd, ops, k);
+		*ns += now_ns() - t0;
+		if (ret)
+			return ret;
+		if (!modify)
+			for (i = 0; i < k; i++)
+				h[done + i] = ops[i].handle;
+	}
+	return 0;
+}
+
+/* One repetition of mode move (@move) or stay: ns per MODIFY record. */
+static int move_rep(int fd, __u64 *pool[2], unsigned long n, bool move,
+		    unsigned int *seed, uint64_t *per)
+{
+	uint64_t ns = 0, dummy = 0;
+	unsigned int p;
+	int ret;
+
+	/* pool c's timers start on CPU c's base */
+	for (p = 0; p < 2; p++) {
+		ret = pin(p);
+		if (!ret)
+			ret = pool_batch(fd, pool[p], n, true, seed, &dummy);
+		if (ret)
+			return ret;
+	}
+	for (p = 0; p < MOVE_PHASES; p++) {
+		/* move: pool 0 alone, re-armed from the other CPU each time */
+		ret = pin(move ? (p + 1) % 2 : p % 2);
+		if (!ret)
+			ret = pool_batch(fd, pool[move ? 0 : p % 2], n, true,
+					 seed, &ns);
+		if (ret)
+			return ret;
+	}
+	*per = ns / (MOVE_PHASES * n);
+	return 0;
+}
+
+static int run_move(unsigned long n)
+{
+	uint64_t ns[2][MAX_REPS], ratio[MAX_REPS], dummy = 0;
+	static const char *const mode[2] = { "stay", "move" };
+	unsigned int seed = 1, rep, m, k;
+	__u64 *pool[2];
+	int fd, ret = 0;
+
+	fd = open("/dev/twheel", O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	pool[0] = calloc(n, sizeof(__u64));
+	pool[1] = calloc(n, sizeof(__u64));
+	if (!pool[0] || !pool[1]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (m = 0; m < 2 && !ret; m++) {
+		ret = pin(m);
+		if (!ret)
+			ret = pool_batch(fd, pool[m], n, false, &seed, &dummy);
+	}
+	for (rep = 0; rep < reps && !ret; rep++)
+		for (k = 0; k < 2 && !ret; k++) {
+			m = (rep + k) % 2;
+			ret = move_rep(fd, pool, n, m, &seed, &ns[m][rep]);
+		}
+	if (ret)
+		goto out;
+	for (rep = 0; rep < reps; rep++)
+		ratio[rep] = ns[1][rep] * 1000 / (ns[0][rep] ? ns[0][rep] : 1);
+	for (m = 0; m < 2; m++) {
+		qsort(ns[m], reps, sizeof(ns[m][0]), cmp_u64);
+		printf(PFX "csv,devmove,twheel,%lu,ns_per_modify_%s,%llu\n", n,
+		       mode[m], (unsigned long long)ns[m][reps / 2]);
+	}
+	qsort(ratio, reps, sizeof(ratio[0]), cmp_u64);
+	printf(PFX "csv,devmove,twheel,%lu,move_permille,%llu\n", n,
+	       (unsigned long long)ratio[reps / 2]);
+	printf(PFX "csv,devmove,twheel,%lu,move_min_permille,%llu\n", n,
+	       (unsigned long long)ratio[0]);
+	printf(PFX "csv,devmove,twheel,%lu,move_max_permille,%llu\n", n,
+	       (unsigned long long)ratio[reps - 1]);
+	fflush(stdout);
+out:
+	free(pool[0]);
+	free(pool[1]);
+	close(fd);
+	return ret;
+}
+
 static int parse_list(char *s, unsigned long *v, int max)
 {
 	int n = 0;
@@ -247,10 +388,10 @@ static int parse_list(char *s, unsigned long *v, int max)
 int main(int argc, char **argv)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long tmp[4];
+	unsigned long tmp[4], move_n = 0;
 	int opt, a, b, i, s;
 
-	while ((opt = getopt(argc, argv, "n:t:m:r:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:t:m:r:x:")) != -1) {
 		switch (opt) {
 		case 'n':
 			ns_count = parse_list(optarg, ns_list, 4);
@@ -266,13 +407,30 @@ int main(int argc, char **argv)
 		case 'r':
 			reps = atoi(optarg);
 			break;
+		case 'x':
+			move_n = strtoul(optarg, NULL, 0);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-n N,N] [-t T,T] [-m ms] [-r reps]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-n N,N] [-t T,T] [-m ms] [-r reps] [-x N]\n",
+				argv[0]);
 			return 2;
 		}
 	}
 	if (!reps || reps > MAX_REPS)
 		return 2;
+	if (move_n) {
+		if (online < 2) {
+			fprintf(stderr, PFX "-x needs two online CPUs\n");
+			return 2;
+		}
+		printf(PFX "move case: %lu timers per pool, %u phases, %u repetitions\n",
+		       move_n, MOVE_PHASES, reps);
+		if (run_move(move_n)) {
+			printf(PFX "failed: move case\n");
+			return 1;
+		}
+		return 0;
+	}
 	printf(PFX "%ld online CPUs, %u ms per repetition, %u repetitions\n",
 	       online, run_ms, reps);
 	for (s = 0; s < 2; s++)

@@ -16,6 +16,11 @@
  *
  *  - two_cpus_one_file:        both threads on one file
  *  - two_cpus_separate_files:  a file per thread
+ *  - modify_from_other_cpu:    timers armed from CPU A are re-armed from
+ *                              CPU B, by single MODIFY ioctls and by a
+ *                              batch of MODIFY records, which moves them
+ *                              to B's base: each must fire once, at its
+ *                              new expiry, with its new cookie
  *
  * Nothing waits by sleeping: the threads spin (bounded) on the published
  * handles, events are waited for with poll(), every loop is bounded by a
@@ -247,6 +252,82 @@ TEST(two_cpus_one_file)
 TEST(two_cpus_separate_files)
 {
 	run(_metadata, false);
+}
+
+#define MOVED		64
+
+/*
+ * Arm 2 * MOVED timers 10 s out from CPU A, then re-arm them from CPU B
+ * 20-33 ms out with new cookies: the first half by single MODIFY ioctls,
+ * the second by one batch.  Each re-arm moves a pending timer from A's
+ * base to B's (kernel-api.rst), through the batch's single-timer path
+ * for the records.  Then every timer must fire once, not before its new
+ * expiry, with the new expiry and cookie, and none may be left.
+ */
+TEST(modify_from_other_cpu)
+{
+	struct twheel_batch_op ops[MOVED];
+	uint64_t handle[2 * MOVED], want[2 * MOVED], deadline, t0;
+	int seen[2 * MOVED] = { 0 }, got = 0, fd, i;
+	struct twheel_event ev[64];
+	uint32_t done;
+
+	if (!two_cpus())
+		SKIP(return, "needs CPUs %d and %d", CPU_A, CPU_B);
+	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pin_to(CPU_A));
+	for (i = 0; i < 2 * MOVED; i++)
+		test_ioctl_arm(fd, 0, 10 * NSEC_PER_SEC, 0, 0, i, &handle[i]);
+
+	ASSERT_EQ(0, pin_to(CPU_B));
+	t0 = now_ns();
+	for (i = 0; i < MOVED; i++)
+		test_ioctl_modify(fd, handle[i], TWHEEL_ARM_ABS,
+				  t0 + (20 + i / 5) * NSEC_PER_MSEC, 0, 0,
+				  1000 + i);
+	for (i = 0; i < MOVED; i++) {
+		op_modify(&ops[i], handle[MOVED + i],
+			  t0 + (20 + i / 5) * NSEC_PER_MSEC, 1000 + MOVED + i);
+		ops[i].spec.flags = TWHEEL_ARM_ABS;
+	}
+	test_ioctl_batch(fd, ops, MOVED, &done);
+	ASSERT_EQ(MOVED, done);
+	for (i = 0; i < MOVED; i++)
+		EXPECT_EQ(0, op_res(&ops[i]));
+	for (i = 0; i < 2 * MOVED; i++)
+		want[i] = t0 + (20 + i % MOVED / 5) * NSEC_PER_MSEC;
+
+	deadline = now_ns() + 5 * NSEC_PER_SEC;
+	while (got < 2 * MOVED && ms_until(deadline) > 0) {
+		ssize_t n;
+		int k;
+
+		if (wait_in(fd, ms_until(deadline)) <= 0)
+			break;
+		n = read(fd, ev, sizeof(ev));
+		if (n < 0 && errno == EAGAIN)
+			continue;
+		ASSERT_LE(0, n);
+		for (k = 0; k < n / (ssize_t)sizeof(ev[0]); k++) {
+			int c = (int)ev[k].cookie - 1000;
+
+			ASSERT_TRUE(c >= 0 && c < 2 * MOVED) {
+				TH_LOG("cookie %llu: not a re-armed timer's",
+				       (unsigned long long)ev[k].cookie);
+			}
+			EXPECT_EQ(handle[c], ev[k].handle);
+			EXPECT_EQ(want[c], ev[k].expires);
+			EXPECT_GE(ev[k].fired, want[c]);
+			EXPECT_EQ(0, seen[c]++) {
+				TH_LOG("timer %d: a second event", c);
+			}
+			got++;
+		}
+	}
+	EXPECT_EQ(2 * MOVED, got);
+	EXPECT_EQ(0, fd_timers(fd));
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

@@ -1222,19 +1222,17 @@ static void twheel_insert(struct twheel_base *base, struct twheel_timer *timer,
 }
 
 /*
- * Link @timer, in transit to @base (locked), at the key its mover chose,
- * or at @base's clock if that has passed it: later, never earlier.
+ * Link @timer, in transit to @base (locked), at the key its mover chose;
+ * the engine moves a key @base's clock has passed up to it: later, never
+ * earlier.
  */
 static void twheel_transit_end(struct twheel_base *base,
 			       struct twheel_timer *timer)
 {
-	u64 key;
-
 	twheel_forward(base);
-	key = max(timer->node.key, tw_engine_clk(&base->engine));
 	twheel_ts_clear(timer, TWHEEL_TS_TRANSIT);
-	tw_engine_insert(&base->engine, &timer->node, key);
-	twheel_program(base, key);
+	tw_engine_insert(&base->engine, &timer->node, timer->node.key);
+	twheel_program(base, timer->node.key);
 }
 
 /*
@@ -1378,7 +1376,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 			if (twheel_base_empty(base))
 				twheel_program(base, TW_NO_TICK);
 		}
-		/* @to's clock may differ: twheel_transit_end() clamps */
+		/* @to's clock may differ: its engine clamps the key to it */
 		twheel_range(base, expires, slack_ns, &lo, &hi);
 		key = tw_engine_pick_key(&base->engine, lo, hi);
 		timer->node.key = key;

@@ -142,18 +142,14 @@ static int read_events(struct __test_metadata *_metadata, int fd,
 	struct twheel_event ev[64];
 	int got = 0;
 
-	while (got < want && ms_until(deadline) > 0) {
-		ssize_t n;
-		int k;
+	while (got < want) {
+		int n = read_by(fd, ev, ARRAY_SIZE(ev), deadline), k;
 
-		if (wait_in(fd, ms_until(deadline)) <= 0)
+		if (n == -ETIMEDOUT)
 			break;
-		n = read(fd, ev, sizeof(ev));
-		if (n < 0 && errno == EAGAIN)
-			continue;
 		if (n < 0)
 			return -1;
-		for (k = 0; k < n / (ssize_t)sizeof(ev[0]); k++) {
+		for (k = 0; k < n; k++) {
 			int cpu = ev[k].cookie >> 32, i = ev[k].cookie & 0xffffffff;
 			struct side *s = NULL;
 			int j;
@@ -299,17 +295,13 @@ TEST(modify_from_other_cpu)
 		want[i] = t0 + (20 + i % MOVED / 5) * NSEC_PER_MSEC;
 
 	deadline = now_ns() + 5 * NSEC_PER_SEC;
-	while (got < 2 * MOVED && ms_until(deadline) > 0) {
-		ssize_t n;
-		int k;
+	while (got < 2 * MOVED) {
+		int n = read_by(fd, ev, ARRAY_SIZE(ev), deadline), k;
 
-		if (wait_in(fd, ms_until(deadline)) <= 0)
+		if (n == -ETIMEDOUT)
 			break;
-		n = read(fd, ev, sizeof(ev));
-		if (n < 0 && errno == EAGAIN)
-			continue;
 		ASSERT_LE(0, n);
-		for (k = 0; k < n / (ssize_t)sizeof(ev[0]); k++) {
+		for (k = 0; k < n; k++) {
 			int c = (int)ev[k].cookie - 1000;
 
 			ASSERT_TRUE(c >= 0 && c < 2 * MOVED) {

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <linux/twheel.h>
 
@@ -119,6 +120,25 @@ static inline int wait_in(int fd, int timeout_ms)
 	if (r < 0)
 		return -errno;
 	return r > 0 && (p.revents & POLLIN);
+}
+
+/*
+ * Wait until @fd is readable or @deadline (CLOCK_MONOTONIC ns) has passed,
+ * then read up to @max events into @ev.  Returns how many were read (0:
+ * another reader was first), -ETIMEDOUT at the deadline (or when the wait
+ * failed), or -errno of the read().
+ */
+static inline int read_by(int fd, struct twheel_event *ev, int max,
+			  uint64_t deadline)
+{
+	ssize_t n;
+
+	if (ms_until(deadline) <= 0 || wait_in(fd, ms_until(deadline)) <= 0)
+		return -ETIMEDOUT;
+	n = read(fd, ev, max * sizeof(*ev));
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	return n / sizeof(*ev);
 }
 
 /* The timers: line of /proc/self/fdinfo/@fd, or -errno. */

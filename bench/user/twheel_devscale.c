@@ -116,6 +116,16 @@ static int arm_many(int fd, struct twheel_batch_op *ops, unsigned int n,
 	return batch(fd, ops, n);
 }
 
+/* Pin the calling thread to @cpu. */
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
 static void *thr_fn(void *arg)
 {
 	struct thr *t = arg;
@@ -123,14 +133,10 @@ static void *thr_fn(void *arg)
 	struct twheel_batch_op ops[ARM_CHUNK];
 	unsigned int seed = t->cpu + 1, rep, i;
 	unsigned long done;
-	cpu_set_t set;
 
-	CPU_ZERO(&set);
-	CPU_SET(t->cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		t->err = errno;
+	t->err = -pin(t->cpu);
+	if (t->err)
 		return NULL;
-	}
 	for (done = 0; done < t->nout; done += ARM_CHUNK) {
 		unsigned int n = t->nout - done < ARM_CHUNK ? t->nout - done : ARM_CHUNK;
 
@@ -251,22 +257,31 @@ out:
 
 #define MOVE_PHASES	20
 
-/* Pin the calling thread to @cpu. */
-static int pin(int cpu)
+/* Arm @n timers 60-120 s out from the current CPU, their handles into @h. */
+static int pool_arm(int fd, __u64 *h, unsigned long n, unsigned int *seed)
 {
-	cpu_set_t set;
+	struct twheel_batch_op ops[ARM_CHUNK];
+	unsigned long done;
+	unsigned int i, k;
+	int ret;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+	for (done = 0; done < n; done += k) {
+		k = n - done < ARM_CHUNK ? n - done : ARM_CHUNK;
+		ret = arm_many(fd, ops, k, 60000, seed);
+		if (ret)
+			return ret;
+		for (i = 0; i < k; i++)
+			h[done + i] = ops[i].handle;
+	}
+	return 0;
 }
 
 /*
- * Arm @n timers from the current CPU, their handles into @h; or re-arm
- * those of @h (@modify), returning the ns the ioctls took in @ns.
+ * Re-arm the @n timers of @h 10-70 s out from the current CPU, in batches
+ * of BATCH MODIFY records; add the ns the ioctls took to @ns if not NULL.
  */
-static int pool_batch(int fd, __u64 *h, unsigned long n, bool modify,
-		      unsigned int *seed, uint64_t *ns)
+static int pool_modify(int fd, const __u64 *h, unsigned long n,
+		       unsigned int *seed, uint64_t *ns)
 {
 	struct twheel_batch_op ops[BATCH];
 	unsigned long done;
@@ -278,19 +293,17 @@ static int pool_batch(int fd, __u64 *h, unsigned long n, bool modify,
 		k = n - done < BATCH ? n - done : BATCH;
 		for (i = 0; i < k; i++) {
 			memset(&ops[i], 0, sizeof(ops[i]));
-			ops[i].op = modify ? TWHEEL_OP_MODIFY : TWHEEL_OP_ARM;
-			ops[i].handle = modify ? h[done + i] : 0;
-			ops[i].spec.expires = ((modify ? 10000 : 60000) +
-					       rand_r(seed) % 60000) * 1000000ULL;
+			ops[i].op = TWHEEL_OP_MODIFY;
+			ops[i].handle = h[done + i];
+			ops[i].spec.expires = (10000 + rand_r(seed) % 60000) *
+					      1000000ULL;
 		}
 		t0 = now_ns();
 		ret = batch(fd, ops, k);
-		*ns += now_ns() - t0;
+		if (ns)
+			*ns += now_ns() - t0;
 		if (ret)
 			return ret;
-		if (!modify)
-			for (i = 0; i < k; i++)
-				h[done + i] = ops[i].handle;
 	}
 	return 0;
 }
@@ -299,7 +312,7 @@ static int pool_batch(int fd, __u64 *h, unsigned long n, bool modify,
 static int move_rep(int fd, __u64 *pool[2], unsigned long n, bool move,
 		    unsigned int *seed, uint64_t *per)
 {
-	uint64_t ns = 0, dummy = 0;
+	uint64_t ns = 0;
 	unsigned int p;
 	int ret;
 
@@ -307,7 +320,7 @@ static int move_rep(int fd, __u64 *pool[2], unsigned long n, bool move,
 	for (p = 0; p < 2; p++) {
 		ret = pin(p);
 		if (!ret)
-			ret = pool_batch(fd, pool[p], n, true, seed, &dummy);
+			ret = pool_modify(fd, pool[p], n, seed, NULL);
 		if (ret)
 			return ret;
 	}
@@ -315,8 +328,8 @@ static int move_rep(int fd, __u64 *pool[2], unsigned long n, bool move,
 		/* move: pool 0 alone, re-armed from the other CPU each time */
 		ret = pin(move ? (p + 1) % 2 : p % 2);
 		if (!ret)
-			ret = pool_batch(fd, pool[move ? 0 : p % 2], n, true,
-					 seed, &ns);
+			ret = pool_modify(fd, pool[move ? 0 : p % 2], n, seed,
+					  &ns);
 		if (ret)
 			return ret;
 	}
@@ -326,7 +339,7 @@ static int move_rep(int fd, __u64 *pool[2], unsigned long n, bool move,
 
 static int run_move(unsigned long n)
 {
-	uint64_t ns[2][MAX_REPS], ratio[MAX_REPS], dummy = 0;
+	uint64_t ns[2][MAX_REPS], ratio[MAX_REPS];
 	static const char *const mode[2] = { "stay", "move" };
 	unsigned int seed = 1, rep, m, k;
 	__u64 *pool[2];
@@ -344,7 +357,7 @@ static int run_move(unsigned long n)
 	for (m = 0; m < 2 && !ret; m++) {
 		ret = pin(m);
 		if (!ret)
-			ret = pool_batch(fd, pool[m], n, false, &seed, &dummy);
+			ret = pool_arm(fd, pool[m], n, &seed);
 	}
 	for (rep = 0; rep < reps && !ret; rep++)
 		for (k = 0; k < 2 && !ret; k++) {

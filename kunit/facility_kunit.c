@@ -4348,6 +4348,8 @@ static void twheel_batch_stop_reports_pending_and_shuts_down(struct kunit *test)
  * @p:       the probe whose callback runs first
  * @target:  the probe the run acts on: that callback's peer, else itself
  * @modify:  the run re-arms @target 10 s out instead of shutting it down
+ * @take:    the wheel has a base per CPU, and the run takes @target over
+ *           from the base running its callback first (twheel_batch_take())
  * @threads: a helper per online CPU
  * @helper:  the one the callback woke
  * @ret:     what twheel_batch_stop() or twheel_batch_modify() returned
@@ -4357,6 +4359,7 @@ struct twk_bstop {
 	struct twk_probe *p;
 	struct twk_probe *target;
 	bool modify;
+	bool take;
 	struct twk_threads *threads;
 	struct task_struct *helper;
 	int ret;
@@ -4369,11 +4372,12 @@ static int twk_bstop_helper(void *data)
 	struct twheel_batch_lock bl;
 
 	twheel_batch_begin(b->p->ctx->wheel, &bl);
-	if (b->modify)
+	b->ret = b->take ? twheel_batch_take(&bl, &b->target->timer) : 0;
+	if (!b->ret && b->modify)
 		b->ret = twheel_batch_modify(&bl, &b->target->timer,
 					     10 * NSEC_PER_SEC, 0,
 					     TWHEEL_MODE_REL);
-	else
+	else if (!b->ret)
 		b->ret = twheel_batch_stop(&bl, &b->target->timer, true);
 	twheel_batch_end(&bl);
 	atomic_set_release(&b->done, 1);
@@ -4410,11 +4414,12 @@ static void twk_cb_bstop(struct twheel_timer *timer)
 }
 
 /*
- * @nr probes on one base, with the helpers of a struct twk_bstop in
- * @ctx->priv: the first callback to run has another CPU make a run.
+ * @nr probes on one base (with @take, on a wheel of a base per CPU), with
+ * the helpers of a struct twk_bstop in @ctx->priv: the first callback to
+ * run has another CPU make a run.
  */
 static struct twk_bstop *twk_bstop_new(struct kunit *test, struct twk_ctx *ctx,
-				       unsigned int nr, bool modify)
+				       unsigned int nr, bool modify, bool take)
 {
 	struct twk_bstop *b;
 	struct twheel *w;
@@ -4425,9 +4430,16 @@ static struct twk_bstop *twk_bstop_new(struct kunit *test, struct twk_ctx *ctx,
 	b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	b->modify = modify;
+	b->take = take;
 	ctx->priv = b;
-	/* One base: the helper's run locks the base running the callback. */
-	w = twk_wheel_single(test, ctx, 500 * TWK_US, 4, 64);
+	/*
+	 * One base: the helper's run locks the base running the callback.
+	 * Else the run locks its own and takes the timer from that one.
+	 */
+	if (take)
+		w = twk_wheel_flags(test, ctx, 500 * TWK_US, 0);
+	else
+		w = twk_wheel_single(test, ctx, 500 * TWK_US, 4, 64);
 	b->p = twk_probes(test, ctx, w, nr, twk_cb_bstop);
 	b->threads = twk_threads(test, nr_cpu_ids);
 	for_each_online_cpu(cpu)
@@ -4439,10 +4451,11 @@ static struct twk_bstop *twk_bstop_new(struct kunit *test, struct twk_ctx *ctx,
  * A run cannot stop or re-arm a timer whose callback runs (it would have
  * to wait under the base lock): it refuses with -EBUSY and changes nothing.
  */
-static void twk_batch_running_callback_ebusy(struct kunit *test, bool modify)
+static void twk_batch_running_callback_ebusy(struct kunit *test, bool modify,
+					     bool take)
 {
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twk_bstop *b = twk_bstop_new(test, ctx, 1, modify);
+	struct twk_bstop *b = twk_bstop_new(test, ctx, 1, modify, take);
 
 	KUNIT_ASSERT_EQ(test, twheel_timer_start(&b->p->timer, TWK_MS, 0,
 						 TWHEEL_MODE_REL), 0);
@@ -4459,12 +4472,18 @@ static void twk_batch_running_callback_ebusy(struct kunit *test, bool modify)
 
 static void twheel_batch_stop_running_callback_ebusy(struct kunit *test)
 {
-	twk_batch_running_callback_ebusy(test, false);
+	twk_batch_running_callback_ebusy(test, false, false);
 }
 
 static void twheel_batch_modify_running_callback_ebusy(struct kunit *test)
 {
-	twk_batch_running_callback_ebusy(test, true);
+	twk_batch_running_callback_ebusy(test, true, false);
+}
+
+/* Nor does it take one over from another base while its callback runs. */
+static void twheel_batch_take_running_callback_ebusy(struct kunit *test)
+{
+	twk_batch_running_callback_ebusy(test, true, true);
 }
 
 /*
@@ -4525,7 +4544,7 @@ static void twheel_batch_modify_pending_in_place(struct kunit *test)
 static void twheel_batch_modify_handed_out(struct kunit *test)
 {
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twk_bstop *b = twk_bstop_new(test, ctx, 2, true);
+	struct twk_bstop *b = twk_bstop_new(test, ctx, 2, true, false);
 	struct twk_probe *p = b->p, *other;
 	struct twheel_batch_lock bl;
 	int r[2];
@@ -4550,66 +4569,239 @@ static void twheel_batch_modify_handed_out(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 1);
 }
 
+/* What a run on one CPU does with a probe's timer (twk_batch_on_cpu()). */
+enum twk_bop {
+	TWK_BSTOP,		/* twheel_batch_stop() */
+	TWK_BARM,		/* twheel_batch_arm(), 2 ms */
+	TWK_BTAKE_STOP,		/* twheel_batch_take(), then stop */
+	TWK_BTAKE_MODIFY,	/* twheel_batch_take(), then modify, 2 ms */
+};
+
 struct twk_bcall {
 	struct twk_probe *p;
-	bool arm;
+	enum twk_bop op;
+	int take;
 	int ret;
 };
 
-static int twk_bcall_fn(void *data)
+static void twk_bcall_run(struct twk_bcall *c)
 {
-	struct twk_bcall *c = data;
+	struct twheel_timer *t = &c->p->timer;
 	struct twheel_batch_lock bl;
 
 	twheel_batch_begin(c->p->ctx->wheel, &bl);
-	if (c->arm)
-		c->ret = twheel_batch_arm(&bl, &c->p->timer, 2 * TWK_MS, 0,
-					  TWHEEL_MODE_REL);
+	if (c->op == TWK_BTAKE_STOP || c->op == TWK_BTAKE_MODIFY)
+		c->take = twheel_batch_take(&bl, t);
+	if (c->take)
+		c->ret = c->take;
+	else if (c->op == TWK_BARM)
+		c->ret = twheel_batch_arm(&bl, t, 2 * TWK_MS, 0, TWHEEL_MODE_REL);
+	else if (c->op == TWK_BTAKE_MODIFY)
+		c->ret = twheel_batch_modify(&bl, t, 2 * TWK_MS, 0,
+					     TWHEEL_MODE_REL);
 	else
-		c->ret = twheel_batch_stop(&bl, &c->p->timer, false);
+		c->ret = twheel_batch_stop(&bl, t, false);
 	twheel_batch_end(&bl);
+}
+
+static int twk_bcall_fn(void *data)
+{
+	twk_bcall_run(data);
 	return 0;
 }
 
-/* A run on @cpu: arm (@arm) or stop @p's timer; what it returned. */
+/*
+ * A run on @cpu doing @op with @p's timer: what the stop, arm or modify
+ * returned (a failed take's error instead of it), and in @take (if not
+ * NULL) what twheel_batch_take() returned.
+ */
 static int twk_batch_on_cpu(struct kunit *test, unsigned int cpu,
-			    struct twk_probe *p, bool arm)
+			    struct twk_probe *p, enum twk_bop op, int *take)
 {
-	struct twk_bcall c = { .p = p, .arm = arm };
+	struct twk_bcall c = { .p = p, .op = op };
 
 	KUNIT_ASSERT_EQ(test, smp_call_on_cpu(cpu, twk_bcall_fn, &c, false), 0);
+	if (take)
+		*take = c.take;
 	return c.ret;
 }
 
+static u64 twk_cpu_migrated(struct twheel *w, unsigned int cpu)
+{
+	struct twheel_stats st;
+
+	if (twheel_get_cpu_stats(w, cpu, &st))
+		return U64_MAX;
+	return st.migrated;
+}
+
 /*
- * A run locks its own CPU's base: a timer pending on another base is
- * refused (-EXDEV) and left alone; an idle one is armed on the run's base
- * and fires there.
+ * A run locks its own CPU's base: it cannot stop a timer pending on
+ * another base (-EXDEV, left alone) until twheel_batch_take() has moved it
+ * over, which counts it as migrated there.  An idle timer is armed on the
+ * run's base and fires there.
  */
-static void twheel_batch_ops_other_base(struct kunit *test)
+static void twheel_batch_take_stops_timer_of_other_base(struct kunit *test)
 {
 	struct twk_ctx *ctx = twk_ctx_new(test);
 	struct twheel *w = twk_wheel_flags(test, ctx, 500 * TWK_US, 0);
 	struct twk_probe *p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
 	unsigned int a, b;
+	int take = -1;
 
 	twk_two_cpus(test, &a, &b);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, p, 0,
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, false), -EXDEV);
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BSTOP, NULL),
+			-EXDEV);
 	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, a, p, false), 1);
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BTAKE_STOP,
+					       &take), 1);
+	KUNIT_EXPECT_EQ(test, take, 0);
 	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_migrated(w, b), 1ULL);
 	/*
 	 * Idle now: armed on b's base, fires on b.  It is due in 2 ms, so
 	 * b's pending count may already be back to 0 when read; only a's is
 	 * certain.
 	 */
-	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, true), 0);
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BARM, NULL), 0);
 	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 0ULL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
 	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, b), 1ULL);
+}
+
+/*
+ * A timer pending on another base, taken over and re-armed by a run,
+ * leaves its old base and fires once, on the run's CPU, at its new expiry;
+ * a pinned one stays where it is placed (-EXDEV) and is not touched.
+ */
+static void twheel_batch_take_modify_moves_unless_pinned(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_flags(test, ctx, 500 * TWK_US, 0);
+	struct twk_probe *p = twk_probes(test, ctx, w, 2, twk_cb_cpu);
+	ktime_t far = ktime_get() + 10 * NSEC_PER_SEC, t0;
+	unsigned int a, b;
+	int take = -1;
+
+	twk_two_cpus(test, &a, &b);
+	twheel_timer_setup(&p[1].timer, w, twk_cb_cpu, TWHEEL_TIMER_PINNED);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[0], 0, far), 0);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[1], 0, far), 0);
+	KUNIT_ASSERT_EQ(test, twk_cpu_pending(w, a), 2ULL);
+
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, &p[1], TWK_BTAKE_MODIFY,
+					       &take), -EXDEV);
+	KUNIT_EXPECT_EQ(test, take, -EXDEV);
+	KUNIT_EXPECT_EQ(test, twheel_timer_expires(&p[1].timer), far);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 2ULL);
+
+	t0 = ktime_get();
+	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, &p[0], TWK_BTAKE_MODIFY,
+					       &take), 1);
+	KUNIT_EXPECT_EQ(test, take, 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p[0].data, (u64)b);
+	KUNIT_EXPECT_GE(test, p[0].fired_at, t0 + 2 * TWK_MS);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[0].fires), 1);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 1);
+}
+
+/**
+ * struct twk_hold - one CPU holds its base in a run while another acts
+ * @p:        the probe whose timer the other CPU's run takes
+ * @held:     completed by the holder once its run has begun
+ * @finished: completed by the other CPU's thread after its run
+ * @done:     the other run is over
+ * @take:     what twheel_batch_take() returned in the other run
+ * @late:     the holder gave up waiting for @done
+ */
+struct twk_hold {
+	struct twk_probe *p;
+	struct completion held;
+	struct completion finished;
+	atomic_t done;
+	int take;
+	bool late;
+};
+
+/*
+ * Spins with its base locked and interrupts off until the other run is
+ * over: the last thread to be woken, so that nothing it keeps off its CPU
+ * (the case itself, say) has anything left to do before the other run.
+ */
+static int twk_hold_fn(void *data)
+{
+	struct twk_hold *h = data;
+	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+	struct twheel_batch_lock bl;
+
+	twheel_batch_begin(h->p->ctx->wheel, &bl);
+	complete_all(&h->held);
+	while (!atomic_read_acquire(&h->done) && !h->late)
+		h->late = ktime_get() > deadline;
+	twheel_batch_end(&bl);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/* Sleeps until the holder's run has begun, then makes its own run. */
+static int twk_hold_take_fn(void *data)
+{
+	struct twk_hold *h = data;
+	struct twheel_batch_lock bl;
+
+	twk_wait_done(&h->held, TWK_SPIN_MS);
+	twheel_batch_begin(h->p->ctx->wheel, &bl);
+	h->take = twheel_batch_take(&bl, &h->p->timer);
+	twheel_batch_end(&bl);
+	atomic_set_release(&h->done, 1);
+	complete(&h->finished);
+	twk_idle_until_stop();
+	return 0;
+}
+
+/*
+ * The run only tries the other base's lock (it holds its own, and the two
+ * may be taken the other way round elsewhere): while a run on a holds a's
+ * base, a run on b cannot take a's timer (-EXDEV) and leaves it pending
+ * there.  Each run is a thread bound to its CPU; the holder waits for the
+ * other run to end, so the lock is held throughout whatever the timing.
+ */
+static void twheel_batch_take_busy_base_exdev(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel_flags(test, ctx, 500 * TWK_US, 0);
+	struct twk_probe *p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	struct twk_threads *threads = twk_threads(test, 2);
+	struct twk_hold *h;
+	unsigned int a, b;
+
+	twk_two_cpus(test, &a, &b);
+	h = kunit_kzalloc(test, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	h->p = p;
+	h->take = 1;
+	init_completion(&h->finished);
+	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, p, 0,
+					 ktime_get() + 10 * NSEC_PER_SEC), 0);
+	init_completion(&h->held);
+	/* the taker first: it sleeps until the holder has its lock */
+	wake_up_process(twk_thread_create(test, threads, 1, b,
+					  twk_hold_take_fn, h));
+	wake_up_process(twk_thread_create(test, threads, 0, a, twk_hold_fn, h));
+	KUNIT_ASSERT_NE(test, twk_wait_done(&h->finished, 2 * TWK_SPIN_MS), 0UL);
+	KUNIT_EXPECT_TRUE(test, completion_done(&h->held));
+	KUNIT_EXPECT_FALSE(test, h->late);
+	KUNIT_EXPECT_EQ(test, h->take, -EXDEV);
+	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_migrated(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 1);
 }
 
 static struct kunit_case twheel_batch_cases[] = {
@@ -4619,7 +4811,10 @@ static struct kunit_case twheel_batch_cases[] = {
 	KUNIT_CASE(twheel_batch_modify_running_callback_ebusy),
 	KUNIT_CASE(twheel_batch_modify_pending_in_place),
 	KUNIT_CASE(twheel_batch_modify_handed_out),
-	KUNIT_CASE(twheel_batch_ops_other_base),
+	KUNIT_CASE(twheel_batch_take_stops_timer_of_other_base),
+	KUNIT_CASE(twheel_batch_take_modify_moves_unless_pinned),
+	KUNIT_CASE(twheel_batch_take_busy_base_exdev),
+	KUNIT_CASE(twheel_batch_take_running_callback_ebusy),
 	{}
 };
 

@@ -253,17 +253,19 @@ TEST(two_cpus_separate_files)
 #define MOVED		64
 
 /*
- * Arm 2 * MOVED timers 10 s out from CPU A, then re-arm them from CPU B
- * 20-33 ms out with new cookies: the first half by single MODIFY ioctls,
- * the second by one batch.  Each re-arm moves a pending timer from A's
- * base to B's (kernel-api.rst), through the batch's single-timer path
- * for the records.  Then every timer must fire once, not before its new
- * expiry, with the new expiry and cookie, and none may be left.
+ * Arm 3 * MOVED timers 10 s out from CPU A, then from CPU B cancel the
+ * last MOVED by one batch and re-arm the others 20-33 ms out with new
+ * cookies: the first MOVED by single MODIFY ioctls, the second by one
+ * batch.  Each re-arm moves a pending timer from A's base to B's
+ * (kernel-api.rst); the batches take each record's timer over under B's
+ * base lock.  Then every re-armed timer must fire once, not before its
+ * new expiry, with the new expiry and cookie, no cancelled one may fire,
+ * and none may be left.
  */
 TEST(modify_from_other_cpu)
 {
 	struct twheel_batch_op ops[MOVED];
-	uint64_t handle[2 * MOVED], want[2 * MOVED], deadline, t0;
+	uint64_t handle[3 * MOVED], want[2 * MOVED], deadline, t0;
 	int seen[2 * MOVED] = { 0 }, got = 0, fd, i;
 	struct twheel_event ev[64];
 	uint32_t done;
@@ -273,10 +275,17 @@ TEST(modify_from_other_cpu)
 	fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC | O_NONBLOCK);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pin_to(CPU_A));
-	for (i = 0; i < 2 * MOVED; i++)
+	for (i = 0; i < 3 * MOVED; i++)
 		test_ioctl_arm(fd, 0, 10 * NSEC_PER_SEC, 0, 0, i, &handle[i]);
 
 	ASSERT_EQ(0, pin_to(CPU_B));
+	for (i = 0; i < MOVED; i++)
+		op_cancel(&ops[i], handle[2 * MOVED + i]);
+	test_ioctl_batch(fd, ops, MOVED, &done);
+	ASSERT_EQ(MOVED, done);
+	for (i = 0; i < MOVED; i++)
+		EXPECT_EQ(0, op_res(&ops[i]));
+	EXPECT_EQ(2 * MOVED, fd_timers(fd));
 	t0 = now_ns();
 	for (i = 0; i < MOVED; i++)
 		test_ioctl_modify(fd, handle[i], TWHEEL_ARM_ABS,

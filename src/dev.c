@@ -64,10 +64,12 @@
  * re-armed under one lock of this CPU's base and one clock reading
  * (facility.c's twheel_batch_begin()), and only what userspace needs is
  * written back, in one user access window per run: the handles of new
- * timers and the results of records that failed.  What cannot be done
- * under that lock -- a timer on another base, one whose callback runs, a
- * MODIFY whose timer has an event to withdraw -- takes the single-timer
- * path after it.  Near the per-user limit, where a CANCEL must give room
+ * timers and the results of records that failed.  A timer on another
+ * base is taken over to this one first, if that base's lock is free
+ * (twheel_batch_take()).  What cannot be done under the run's lock -- a
+ * timer on a base another CPU holds, one whose callback runs, a MODIFY
+ * whose timer has an event to withdraw -- takes the single-timer path
+ * after it.  Near the per-user limit, where a CANCEL must give room
  * to a later ARM, the run is processed one record at a time.  A batch of
  * MODIFY and CANCEL records allocates nothing, but for the side array of
  * periodic entries of a table chunk the first time one of its timers is
@@ -1010,19 +1012,57 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 }
 
 /*
+ * Record @i of the locked pass: what became of it.  Whatever the run
+ * cannot do under its lock is left for the single-timer path
+ * (TWHEEL_REC_SLOW), which finds the reason again.
+ */
+static enum twheel_rec_state twheel_batch_one(struct twheel_batch_lock *bl,
+					      struct twheel_batch_run *run,
+					      unsigned int i)
+{
+	const struct twheel_timer_spec *spec = &run->ops[i].spec;
+	struct twheel_utimer *ut = run->ut[i];
+
+	if (run->ops[i].op == TWHEEL_OP_ARM) {
+		/* a new timer, on no base yet: twheel_batch_arm() places it */
+		twheel_ut_set(ut, spec);
+		if (twheel_batch_arm(bl, &ut->timer, spec->expires,
+				     spec->slack, twheel_spec_mode(spec)))
+			return TWHEEL_REC_SLOW;
+		return TWHEEL_REC_DONE;
+	}
+	if (twheel_batch_take(bl, &ut->timer))
+		return TWHEEL_REC_SLOW;
+	if (run->ops[i].op == TWHEEL_OP_CANCEL) {
+		if (twheel_batch_stop(bl, &ut->timer, true) < 0)
+			return TWHEEL_REC_SLOW;
+		return TWHEEL_REC_STOPPED;
+	}
+	if (READ_ONCE(ut->queued) ||
+	    twheel_batch_modify(bl, &ut->timer, spec->expires, spec->slack,
+				twheel_spec_mode(spec)) < 0)
+		return TWHEEL_REC_SLOW;
+	/* read by the callback, which cannot run yet */
+	twheel_ut_set(ut, spec);
+	return TWHEEL_REC_DONE;
+}
+
+/*
  * Second pass, under one lock of this CPU's base and one clock reading:
  * arm the new timers, stop the cancelled ones, and re-arm the modified
- * ones.  What is on another base, or whose callback runs, is left for the
- * single-timer path, and so is a MODIFY whose timer has an unread event:
- * that is withdrawn under @ctx->lock, which nests outside the base lock.
- * A MODIFY may test @queued before twheel_batch_modify(): read() is
- * excluded by the mutex, and the only other writer, the timer's callback,
- * either runs now (then twheel_batch_modify() refuses) or cannot start
- * while the base is locked.  The pass ends at a record left for the
- * single-timer path, which the caller completes before the later records
- * are done, so that they see its effect (a later CANCEL of the same timer
- * must not shut it down under a MODIFY still to come).  Returns the end
- * of the records it went through.
+ * ones, taking over those on another base first (twheel_batch_take()).
+ * What stays on another base (its lock is busy), or whose callback runs,
+ * is left for the single-timer path, and so is a MODIFY whose timer has an
+ * unread event: that is withdrawn under @ctx->lock, which nests outside
+ * the base lock.  A MODIFY may test @queued after the take and before
+ * twheel_batch_modify(): read() is excluded by the mutex, and the only
+ * other writer, the timer's callback, either runs now (then
+ * twheel_batch_modify() refuses), ran before the take (then its write is
+ * seen), or cannot start while the base is locked.  The pass ends at a
+ * record left for the single-timer path, which the caller completes before
+ * the later records are done, so that they see its effect (a later CANCEL
+ * of the same timer must not shut it down under a MODIFY still to come).
+ * Returns the end of the records it went through.
  */
 static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
 					struct twheel_batch_run *run,
@@ -1033,43 +1073,10 @@ static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
 
 	twheel_batch_begin(ctx->wheel, &bl);
 	for (i = from; i < to; i++) {
-		const struct twheel_timer_spec *spec = &run->ops[i].spec;
-		struct twheel_utimer *ut = run->ut[i];
-		int ret;
-
 		if (run->state[i] != TWHEEL_REC_TODO)
 			continue;
-		switch (run->ops[i].op) {
-		case TWHEEL_OP_CANCEL:
-			ret = twheel_batch_stop(&bl, &ut->timer, true);
-			if (ret >= 0) {
-				run->state[i] = TWHEEL_REC_STOPPED;
-				continue;
-			}
-			break;
-		case TWHEEL_OP_MODIFY:
-			if (READ_ONCE(ut->queued)) {
-				ret = -EAGAIN;
-				break;
-			}
-			ret = twheel_batch_modify(&bl, &ut->timer, spec->expires,
-						  spec->slack,
-						  twheel_spec_mode(spec));
-			if (ret < 0)
-				break;
-			/* read by the callback, which cannot run yet */
-			twheel_ut_set(ut, spec);
-			ret = 0;
-			break;
-		default:
-			twheel_ut_set(ut, spec);
-			ret = twheel_batch_arm(&bl, &ut->timer, spec->expires,
-					       spec->slack,
-					       twheel_spec_mode(spec));
-			break;
-		}
-		run->state[i] = ret ? TWHEEL_REC_SLOW : TWHEEL_REC_DONE;
-		if (ret) {
+		run->state[i] = twheel_batch_one(&bl, run, i);
+		if (run->state[i] == TWHEEL_REC_SLOW) {
 			i++;
 			break;
 		}

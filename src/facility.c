@@ -120,8 +120,9 @@
  *
  * Which base a timer is on: the index of its base is kept in its @state
  * word with the state bits, and changes only (a) under the lock of the
- * base it names, when a start or modify moves the timer (below) or hotplug
- * empties a dead CPU's base (holding both bases' locks), or (b) under the
+ * base it names, when a start or modify moves the timer (below), a run of
+ * operations takes it over (twheel_batch_take(), holding both bases'
+ * locks) or hotplug empties a dead CPU's base (the same), or (b) under the
  * new base's lock only, by twheel_batch_arm(), for a timer just set up or
  * stopped in the same run: linked nowhere, not running, and every other
  * operation on it excluded by the batch's caller.  Every operation on a
@@ -156,11 +157,14 @@
  * finds a timer in transit to a dead CPU's base.
  *
  * Two base locks are held together only by hotplug, to move all of a dead
- * CPU's timers, and they nest in the order of the bases' indices, as
- * double_rq_lock() does for runqueues: from a base to one of a higher
- * index it takes the second lock nested; to a lower index it tries the
- * lock, and if that fails, drops its own, waits for the other holding
- * neither and starts over.
+ * CPU's timers, and by a run of operations taking a timer over from
+ * another base (twheel_batch_take()).  They nest in the order of the
+ * bases' indices, as double_rq_lock() does for runqueues: from a base to
+ * one of a higher index hotplug takes the second lock nested; to a lower
+ * index it tries the lock, and if that fails, drops its own, waits for the
+ * other holding neither and starts over.  A run only ever tries the
+ * second lock, whatever the order, and leaves the timer where it is when
+ * that fails.
  *
  * All timer state of one base is protected by its lock, a spinlock_t
  * taken with interrupts disabled.  The non-sleeping API may be called from
@@ -228,14 +232,14 @@
  * bits, bits 8-31 the index of the base the timer is on.  Written with
  * WRITE_ONCE() under the lock of that base (a move writes the new base's
  * index under the old one's: see the DOC block below); read locklessly
- * only by twheel_lock_base(), twheel_batch_hold() and
- * twheel_own_callback_base().
+ * only by twheel_lock_base(), twheel_batch_hold(), twheel_batch_take()
+ * and twheel_own_callback_base().  The base index starts at bit
+ * TWHEEL_TS_BASE_SHIFT (twheel_internal.h, for twheel_batch_take()).
  */
 #define TWHEEL_TS_EXPIRED	BIT(0)	/* on base->expired, callback due */
 #define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
 #define TWHEEL_TS_TRANSIT	BIT(2)	/* pending, not linked yet: see below */
 #define TWHEEL_TS_PLACED	BIT(3)	/* armed since set up (PINNED) */
-#define TWHEEL_TS_BASE_SHIFT	8
 #define TWHEEL_TS_BITS		(BIT(TWHEEL_TS_BASE_SHIFT) - 1)
 
 /**
@@ -1524,10 +1528,12 @@ EXPORT_SYMBOL_GPL(twheel_timer_restart);
  * engine, as twheel_timer_modify() does, instead of a stop and an arm.
  * They are for a caller that serialises all operations on its timers
  * itself (the device's file mutex): no other CPU starts, modifies or
- * cancels them meanwhile; only their callbacks run concurrently.  What
- * they cannot do under this one lock (a timer on another base, a timer
- * whose callback runs) they refuse, and the caller uses the ordinary
- * functions after twheel_batch_end().  A relative expiry counts from the
+ * cancels them meanwhile; only their callbacks run concurrently.  A timer
+ * on another base is brought over first by twheel_batch_take(), which
+ * tries that base's lock while the run holds its own.  What they cannot
+ * do this way (a timer whose base's lock another CPU holds, or whose
+ * callback runs) they refuse, and the caller uses the ordinary functions
+ * after twheel_batch_end().  A relative expiry counts from the
  * clock reading of twheel_batch_begin(), which is no later than any
  * operation of the run: a timer still never fires before the delay its
  * caller asked for.
@@ -1552,6 +1558,7 @@ void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	/* Not "+= twheel_base_lock()": C may read the counter before the call. */
 	base->stats.contended += contended;
 	bl->base = base;
+	bl->index = base->index;
 	bl->now = ktime_get();
 	twheel_forward(base);
 }
@@ -1594,6 +1601,81 @@ static int twheel_batch_hold(struct twheel_base *base,
 		return -EBUSY;
 	return 0;
 }
+
+/**
+ * __twheel_batch_take() - bring a timer onto the run's base
+ * @bl:    the run
+ * @timer: the timer; no other CPU may start, modify or cancel it
+ *
+ * twheel_batch_stop() and twheel_batch_modify() act on timers of the run's
+ * base.  A timer on another base is moved here, as a start or modify from
+ * this CPU would move it (twheel_target()): pending, it keeps its key,
+ * which this base's engine moves up to its clock if that is past (later,
+ * never earlier); due and not run yet, it goes back onto the engine and
+ * the next advance hands it out.  The run holds its own base's lock and
+ * base locks nest only in index order ("Timer states and
+ * synchronization"), so the other base's lock is only tried: a trylock
+ * cannot wait, so it cannot deadlock with a CPU doing the same the other
+ * way round.  When it comes back 0, the timer's callback cannot start
+ * before twheel_batch_end(), and one that ran before is seen to have run:
+ * what it wrote before its base's handler took that lock again is
+ * visible.
+ *
+ * Context: between twheel_batch_begin() and twheel_batch_end().
+ * Return: 0 if the timer is on the run's base (pending or not); -EXDEV if
+ * it stays on another (that base's lock is held, or the timer is pinned
+ * there) and -EBUSY if its callback runs there: then nothing was changed,
+ * and the caller uses the single-timer functions after twheel_batch_end().
+ */
+int __twheel_batch_take(struct twheel_batch_lock *bl,
+			struct twheel_timer *timer)
+{
+	struct twheel_base *base = bl->base, *from;
+	bool pending;
+	u32 st;
+	int ret;
+
+	lockdep_assert_held(&base->lock);
+	st = READ_ONCE(timer->state);
+	if (twheel_ts_base(st) == base->index)
+		return 0;
+	from = base->wheel->bases[twheel_ts_base(st)];
+	if (!spin_trylock(&from->lock))
+		return -EXDEV;
+	/* acquire: the mover's key and expiry before its word */
+	st = smp_load_acquire(&timer->state);
+	ret = -EXDEV;
+	/* under @from's lock a word that names @from is stable */
+	if (twheel_ts_base(st) != from->index)
+		goto unlock;
+	if (unlikely(st & TWHEEL_TS_TRANSIT))
+		twheel_transit_end(from, timer);
+	ret = -EBUSY;
+	if (from->running == timer)
+		goto unlock;
+	pending = tw_node_linked(&timer->node);
+	ret = -EXDEV;
+	if (twheel_target(base->wheel, timer, from, pending) != base)
+		goto unlock;
+	if (pending) {
+		twheel_detach(from, timer);
+		if (twheel_base_empty(from))
+			twheel_program(from, TW_NO_TICK);
+	}
+	/* under the lock of the base the word names, as any move */
+	WRITE_ONCE(timer->state, (timer->state & TWHEEL_TS_BITS) |
+		   (base->index << TWHEEL_TS_BASE_SHIFT));
+	if (pending) {
+		tw_engine_insert(&base->engine, &timer->node, timer->node.key);
+		twheel_program(base, timer->node.key);
+		base->stats.migrated++;
+	}
+	ret = 0;
+unlock:
+	spin_unlock(&from->lock);
+	return ret;
+}
+EXPORT_SYMBOL_IF_KUNIT(__twheel_batch_take);
 
 /**
  * twheel_batch_stop() - take a timer of the run's base off it

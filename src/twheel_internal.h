@@ -6,8 +6,10 @@
 #define _TWHEEL_INTERNAL_H
 
 #include <linux/bits.h>
+#include <linux/compiler.h>
 #include <linux/ktime.h>
 #include <linux/types.h>
+#include <linux/twheel.h>
 
 struct dentry;
 
@@ -36,15 +38,25 @@ enum twheel_mode;
  * @base:  the locked base
  * @flags: interrupt state to restore
  * @now:   the clock, read once when the run began
+ * @index: @base's index, as timer state keeps it
  */
 struct twheel_batch_lock {
 	struct twheel_base *base;
 	unsigned long flags;
 	ktime_t now;
+	unsigned int index;
 };
+
+/*
+ * struct twheel_timer::state keeps the index of the timer's base from this
+ * bit up (facility.c, "Private timer state").
+ */
+#define TWHEEL_TS_BASE_SHIFT	8
 
 void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl);
 void twheel_batch_end(struct twheel_batch_lock *bl);
+int __twheel_batch_take(struct twheel_batch_lock *bl,
+			struct twheel_timer *timer);
 int twheel_batch_stop(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 		      bool shutdown);
 int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
@@ -52,6 +64,19 @@ int twheel_batch_arm(struct twheel_batch_lock *bl, struct twheel_timer *timer,
 int twheel_batch_modify(struct twheel_batch_lock *bl,
 			struct twheel_timer *timer, ktime_t expires,
 			u64 slack_ns, enum twheel_mode mode);
+
+/*
+ * __twheel_batch_take(), inline for the common case, a timer already on
+ * the run's base: a batch calls it for every CANCEL and MODIFY record.
+ */
+static inline int twheel_batch_take(struct twheel_batch_lock *bl,
+				    struct twheel_timer *timer)
+{
+	if (likely(READ_ONCE(timer->state) >> TWHEEL_TS_BASE_SHIFT ==
+		   bl->index))
+		return 0;
+	return __twheel_batch_take(bl, timer);
+}
 
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
 void twheel_dev_exit(void);

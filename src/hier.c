@@ -67,13 +67,24 @@
  * tickless caller, which asks for the next expiry after every advance,
  * then pays one level-0 search per slot handed out instead of two.
  *
+ * A removal leaves level 0's bits alone: whether it empties a level-0 slot
+ * (@next NULL and @pprev in a level-0 head) is a coin flip when timers
+ * land near and far about as often, and a mispredicted branch costs more
+ * than the removal.  So a level-0 bit may stay set for a slot a removal
+ * emptied; @next0 stays exact, and the search clears each such bit it
+ * meets, once, before going on.  Upper slots are still cleared at once
+ * (their bits make cascade points and wakeups): that test is one
+ * comparison, rarely true where the timers are many.
+ *
  * Costs
  * -----
  * insert, remove: O(1) (an fls64(), a list link, one or two bits), but a
  * removal that empties the slot of the first level-0 key searches the
  * bitmaps for the next one: a few words up to 4096 slots, beyond that a
- * pass over the summary bitmap, one word per 4096 slots; move later on an
- * upper level: O(1), one write to the node.
+ * pass over the summary bitmap, one word per 4096 slots, plus O(1) per
+ * bit of an emptied slot it clears on its way (each left by one earlier
+ * removal); move later on an upper level: O(1), one write to the node.
+ * Neither branches on whether a list was or becomes empty.
  * advance: per handed-out node O(1); per cascade point O(levels) plus
  * O(1) per moved node; empty stretches are skipped from the bitmaps.  A
  * tickless caller's advance to just past the first level-0 key, with no
@@ -194,12 +205,43 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 	h->next0 = TW_NO_TICK;
 }
 
+/*
+ * hlist_add_head() and hlist_del_init() without their branch on a
+ * neighbour: whether a level-0 slot (or a slot a cascade fills) is empty,
+ * or a removed node the last of its list, is a coin flip when timers land
+ * on level 0 or on a few crowded upper slots about as often, or about one
+ * per slot.  The write that has no neighbour to go to goes to @n's own
+ * pprev, which is written again after it (a lockless
+ * hlist_unhashed_lockless() of @n reads non-NULL in between, as it does
+ * once @n is linked, or until it is unlinked).  An upper slot an insertion
+ * goes to is rarely empty where that matters, and keeps the branch.
+ */
+static __always_inline void tw_hier_add_head(struct hlist_node *n,
+					     struct hlist_head *head)
+{
+	struct hlist_node *first = head->first;
+
+	WRITE_ONCE(n->next, first);
+	WRITE_ONCE(*(first ? &first->pprev : &n->pprev), &n->next);
+	WRITE_ONCE(head->first, n);
+	WRITE_ONCE(n->pprev, &head->first);
+}
+
+static __always_inline void tw_hier_del_init(struct hlist_node *n)
+{
+	struct hlist_node *next = n->next, **pprev = n->pprev;
+
+	WRITE_ONCE(*pprev, next);
+	WRITE_ONCE(*(next ? &next->pprev : &n->pprev), pprev);
+	INIT_HLIST_NODE(n);
+}
+
 /* Link @node on level-0 slot @s, leaving @next0 to the caller. */
 static __always_inline void tw_hier_link_l0(struct tw_hier *h,
 					    struct twheel_node *node,
 					    unsigned long s)
 {
-	hlist_add_head(&node->entry, &h->l0[s]);
+	tw_hier_add_head(&node->entry, &h->l0[s]);
 	__set_bit(s, h->l0_map);
 	__set_bit(s / BITS_PER_LONG, h->l0_sum);
 }
@@ -213,7 +255,8 @@ static __always_inline void tw_hier_place_l0(struct tw_hier *h,
 }
 
 /* Link @node (its key >= @clk) on the level and slot its key calls for. */
-static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
+static __always_inline void __tw_hier_place(struct tw_hier *h,
+					    struct twheel_node *node)
 {
 	u64 diff = node->key ^ h->clk, start;
 	unsigned int level, s, sh, idx;
@@ -237,6 +280,12 @@ static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
 		h->tc = start;
 }
 
+/* __tw_hier_place() for the cascades; an insertion has its own copy. */
+static noinline void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
+{
+	__tw_hier_place(h, node);
+}
+
 /**
  * tw_hier_insert() - add a node that is not linked anywhere
  * @h:    the engine
@@ -247,7 +296,7 @@ static void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
 void tw_hier_insert(struct tw_hier *h, struct twheel_node *node, u64 key)
 {
 	node->key = max(key, h->clk);
-	tw_hier_place(h, node);
+	__tw_hier_place(h, node);
 	h->count++;
 }
 
@@ -260,10 +309,7 @@ static void tw_hier_up_clear(struct tw_hier *h, unsigned int level,
 		h->up_levels &= ~BIT(level - 1);
 }
 
-/*
- * Inline: a removal that empties a level-0 slot then checks @next0 and
- * returns (or tail-calls the search) without a stack frame.
- */
+/* Level-0 slot @s is empty: clear its bit, and its word's if that is 0. */
 static __always_inline void tw_hier_l0_clear(struct tw_hier *h,
 					     unsigned long s)
 {
@@ -334,40 +380,48 @@ static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
 	return w * BITS_PER_LONG + __ffs(word);
 }
 
-/* tw_hier_search_l0() for a level 0 of more than one summary word */
-static noinline u64 tw_hier_search_l0_wide(const struct tw_hier *h)
+/*
+ * tw_hier_search_l0() for a level 0 of more than one summary word: each
+ * empty slot whose bit a removal left is cleared, and the search goes on
+ * after it.
+ */
+static noinline u64 tw_hier_search_l0_wide(struct tw_hier *h)
 {
-	unsigned long s = h->clk & tw_hier_mask0(h), t;
+	unsigned long size = 1UL << h->bits, s = h->clk & (size - 1), from = s;
+	bool wrapped = false;
+	unsigned long t;
 
-	t = tw_hier_l0_find(h, s);
-	if (t >= 1UL << h->bits) {
-		if (!s)
+	for (;;) {
+		t = from < size ? tw_hier_l0_find(h, from) : size;
+		if (t >= size) {
+			if (wrapped || !s)
+				return TW_NO_TICK;
+			wrapped = true;
+			from = 0;
+			continue;
+		}
+		if (wrapped && t >= s)
 			return TW_NO_TICK;
-		t = tw_hier_l0_find(h, 0);
-		if (t >= s)
-			return TW_NO_TICK;
+		if (!hlist_empty(&h->l0[t]))
+			return h->clk + ((t - s) & tw_hier_mask0(h));
+		tw_hier_l0_clear(h, t);
+		from = t + 1;
 	}
-	return h->clk + ((t - s) & tw_hier_mask0(h));
 }
 
 /*
- * The first occupied level-0 tick at or after @clk, in ring order (level 0
- * holds less than a revolution from @clk), or TW_NO_TICK: what @next0 is
- * set to when the slot it named is emptied.
+ * The first level-0 slot whose bit is set at or after @clk's, in ring
+ * order, in @t, for a level 0 of one summary word (up to 4096 slots on
+ * 64-bit): @clk's word from @clk's slot on, else the first non-empty word
+ * after it, else the first one of the ring's wrap (@clk's own word then
+ * holds only slots below @clk's).  False if no bit is set.
  */
-static u64 tw_hier_search_l0(const struct tw_hier *h)
+static __always_inline bool tw_hier_l0_first(const struct tw_hier *h,
+					     unsigned long *t)
 {
-	unsigned long s = h->clk & tw_hier_mask0(h), t;
+	unsigned long s = h->clk & tw_hier_mask0(h);
 	unsigned long w = s / BITS_PER_LONG, word, sum, later;
 
-	/* out of line: its calls would give the common path a stack frame */
-	if (tw_hier_l0_words(h) > BITS_PER_LONG)
-		return tw_hier_search_l0_wide(h);
-	/*
-	 * One summary word (up to 4096 slots on 64-bit): @clk's word from
-	 * @s on, else the first non-empty word after it, else the first one
-	 * of the ring's wrap (@clk's own word then holds only slots below @s).
-	 */
 	word = h->l0_map[w] & (~0UL << (s % BITS_PER_LONG));
 	if (!word) {
 		sum = h->l0_sum[0];
@@ -375,21 +429,66 @@ static u64 tw_hier_search_l0(const struct tw_hier *h)
 		if (later)
 			sum = later;
 		if (!sum)
-			return TW_NO_TICK;
+			return false;
 		w = __ffs(sum);
 		word = h->l0_map[w];
 	}
-	t = w * BITS_PER_LONG + __ffs(word);
-	return h->clk + ((t - s) & tw_hier_mask0(h));
+	*t = w * BITS_PER_LONG + __ffs(word);
+	return true;
+}
+
+/* The tick of level-0 slot @t: less than a revolution from @clk. */
+static __always_inline u64 tw_hier_l0_tick(const struct tw_hier *h,
+					   unsigned long t)
+{
+	return h->clk + ((t - h->clk) & tw_hier_mask0(h));
 }
 
 /*
- * The slot of @next0 was emptied by a removal: out of line, so that the
+ * tw_hier_search_l0() past slot @t, whose bit a removal left set: clear
+ * it and each such bit after it.
+ */
+static noinline u64 tw_hier_search_l0_stale(struct tw_hier *h,
+					    unsigned long t)
+{
+	do {
+		tw_hier_l0_clear(h, t);
+		if (!tw_hier_l0_first(h, &t))
+			return TW_NO_TICK;
+	} while (hlist_empty(&h->l0[t]));
+	return tw_hier_l0_tick(h, t);
+}
+
+/*
+ * The first occupied level-0 tick at or after @clk, in ring order (level 0
+ * holds less than a revolution from @clk), or TW_NO_TICK: what @next0 is
+ * set to when the slot it named is emptied.  A removal leaves the bit of
+ * the slot it empties set (see tw_hier_remove()): the search clears each
+ * such bit it meets, once.
+ */
+static u64 tw_hier_search_l0(struct tw_hier *h)
+{
+	unsigned long t;
+
+	/* out of line: its calls would give the common path a stack frame */
+	if (tw_hier_l0_words(h) > BITS_PER_LONG)
+		return tw_hier_search_l0_wide(h);
+	if (!tw_hier_l0_first(h, &t))
+		return TW_NO_TICK;
+	if (unlikely(hlist_empty(&h->l0[t])))
+		return tw_hier_search_l0_stale(h, t);
+	return tw_hier_l0_tick(h, t);
+}
+
+/*
+ * A node with key @next0 was removed: if it was the last on level 0's
+ * slot of that tick, search for the next.  Out of line, so that the
  * common removal needs no stack frame for the search.
  */
-static noinline void tw_hier_next0_emptied(struct tw_hier *h)
+static noinline void tw_hier_next0_removed(struct tw_hier *h)
 {
-	h->next0 = tw_hier_search_l0(h);
+	if (hlist_empty(&h->l0[h->next0 & tw_hier_mask0(h)]))
+		h->next0 = tw_hier_search_l0(h);
 }
 
 /**
@@ -399,22 +498,32 @@ static noinline void tw_hier_next0_emptied(struct tw_hier *h)
  */
 void tw_hier_remove(struct tw_hier *h, struct twheel_node *node)
 {
-	unsigned int level, slot;
-	bool first = !node->entry.next &&
-		     tw_hier_head_of(h, node->entry.pprev, &level, &slot);
+	unsigned long next = (unsigned long)node->entry.next;
+	unsigned long up = (unsigned long)node->entry.pprev -
+			   (unsigned long)h->up;
 
-	/* Only the last node of a list, when it is also the first, empties it. */
-	hlist_del_init(&node->entry);
+	tw_hier_del_init(&node->entry);
 	h->count--;
-	if (!first)
-		return;
-	if (level) {
-		tw_hier_up_clear(h, level, slot);
+	/*
+	 * An upper slot is emptied by its last node when that is also the
+	 * first: @next is NULL and @pprev is in a list head.  A node's
+	 * address is never below the size of the heads, so that is one
+	 * comparison.
+	 */
+	if (unlikely((up | next) < sizeof(struct hlist_head) *
+				   TW_HIER_MAX_UP * TW_HIER_LVL_SIZE)) {
+		up /= sizeof(struct hlist_head);
+		tw_hier_up_clear(h, 1 + up / TW_HIER_LVL_SIZE,
+				 up % TW_HIER_LVL_SIZE);
 		return;
 	}
-	tw_hier_l0_clear(h, slot);
-	if (node->key == h->next0)
-		tw_hier_next0_emptied(h);
+	/*
+	 * A level-0 slot's bit stays set when its last node goes (whether
+	 * it went is as unpredictable as whether the timer was near): only
+	 * @next0 must be exact, and the search skips and clears such bits.
+	 */
+	if (unlikely(node->key == h->next0))
+		tw_hier_next0_removed(h);
 }
 
 /**
@@ -601,7 +710,7 @@ static unsigned long tw_hier_cascade_up(struct tw_hier *h,
 		len++;
 		/* a key moved past the block by tw_hier_move() is placed anew */
 		if (s && !((node->key - clk) >> block)) {
-			hlist_add_head(&node->entry, &up[s]);
+			tw_hier_add_head(&node->entry, &up[s]);
 			low[s] = min(low[s], node->key);
 			map |= BIT_ULL(s);
 		} else if (tw_hier_due_now(node->key, clk, due, max, o)) {

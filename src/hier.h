@@ -35,7 +35,8 @@
  * @l0:       1 << @bits lists; a node with key k is in slot k & mask, and
  *            only keys less than a revolution ahead of @clk are here (so
  *            each slot holds one tick)
- * @l0_map:   one bit per level-0 slot, set iff it is non-empty
+ * @l0_map:   one bit per level-0 slot, set if it is non-empty (and maybe
+ *            after a removal emptied it, until a search passes it)
  * @l0_sum:   one bit per word of @l0_map, set iff that word is non-zero
  * @up:       @levels * 64 lists; level L >= 1 is up[(L - 1) * 64 ...]
  * @up_levels: bit L - 1 set iff upper level L has an occupied slot

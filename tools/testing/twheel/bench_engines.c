@@ -52,9 +52,12 @@
  *                  the Lawn's premise
  *
  * Usage: bench_engines [--smoke] [--reps N] [--bits B] [--only CASES]
- *                      [--min-n N] [--max-n N] [--csv FILE]
+ *                      [--min-n N] [--max-n N] [--thp] [--csv FILE]
  *   --bits B   log2 of the engines' level-0 slot count (default 12, the
  *              module's wheel_bits); the workloads do not change with it
+ *   --thp      the timed runs' arrays of 2 MiB and more (nodes, engine
+ *              memory, the heap's arrays) in transparent huge pages, as
+ *              the kernel's direct map is in large pages
  *   --min-n N, --max-n N  leave out the (b) and (c) cases of fewer or
  *              more than N timers (for A/B runs of some cases; the
  *              sequences of the cases left in then differ from a full
@@ -64,6 +67,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include <linux/kernel.h>
@@ -164,12 +168,38 @@ struct heap {
 	u32 n;
 };
 
+/* --thp: the timed runs' arrays in transparent huge pages */
+static bool thp;
+
+/*
+ * calloc(), or with --thp zeroed memory in 2 MiB-aligned blocks that the
+ * kernel is asked to back with huge pages (the host's THP setting is
+ * "madvise"), for every implementation alike: the kernel's own timers
+ * live in its direct map, which large pages cover, where a 4 KiB-page
+ * userspace heap makes each random touch of a node a likely TLB miss.
+ */
+static void *bench_calloc(size_t n, size_t size)
+{
+	size_t len = n * size, huge = 2UL << 20;
+	void *p;
+
+	if (!thp || len < huge)
+		return calloc(n, size);
+	len = (len + huge - 1) & ~(huge - 1);
+	p = aligned_alloc(huge, len);
+	if (!p)
+		return NULL;
+	madvise(p, len, MADV_HUGEPAGE);
+	memset(p, 0, len);
+	return p;
+}
+
 static void heap_init(struct heap *hp, u32 timers, size_t st)
 {
 	size_t i;
 
-	hp->h = malloc(sizeof(*hp->h) * (timers + 1));
-	hp->mem = calloc(timers, st * sizeof(u32));
+	hp->h = bench_calloc(timers + 1, sizeof(*hp->h));
+	hp->mem = bench_calloc(timers, st * sizeof(u32));
 	if (!hp->h || !hp->mem)
 		abort();
 	hp->pos = st == 1 ? hp->mem : &((struct hobj *)hp->mem)->pos;
@@ -538,8 +568,8 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 			 size_t timed_from, u64 *fired)
 {
 	struct tw_engine e;
-	void *mem = calloc(1, tw_engine_mem_size(kind, bits));
-	struct twheel_node *nodes = calloc(s->timers, sizeof(*nodes));
+	void *mem = bench_calloc(1, tw_engine_mem_size(kind, bits));
+	struct twheel_node *nodes = bench_calloc(s->timers, sizeof(*nodes));
 	struct hlist_head expired = HLIST_HEAD_INIT;
 	double t0 = 0;
 	size_t i;
@@ -888,6 +918,8 @@ int main(int argc, char **argv)
 			smoke = true;
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			reps = atoi(argv[++i]);
+		} else if (!strcmp(argv[i], "--thp")) {
+			thp = true;
 		} else if (!strcmp(argv[i], "--bits") && i + 1 < argc) {
 			bits = atoi(argv[++i]);
 			if (bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX) {
@@ -910,8 +942,9 @@ int main(int argc, char **argv)
 			fprintf(csv, "%s,%s\n", "case,impl,n,range,ns_per_unit",
 				"spread,ratio,ratio_min,ratio_max");
 		} else {
-			fprintf(stderr, "usage: %s [--smoke] [--reps N] [--bits B] %s\n",
-				argv[0], "[--only abcdef] [--min-n N] [--max-n N] [--csv FILE]");
+			fprintf(stderr, "usage: %s [--smoke] [--reps N] [--bits B] %s %s\n",
+				argv[0], "[--only abcdef] [--min-n N] [--max-n N]",
+				"[--thp] [--csv FILE]");
 			return 2;
 		}
 	}

@@ -3715,7 +3715,7 @@ KUNIT_ARRAY_PARAM(twk_win, twk_win_params, twk_win_desc);
 /*
  * The migration window: B's modify moves the timer from A's base to B's:
  * it takes the timer off A's base and leaves it in transit to B's, holding
- * neither lock (the delay point migrate_us holds it there for 50 ms in
+ * neither lock (the delay point migrate_us holds it there for 100 ms in
  * debug builds).  A modifies, cancels or sync-cancels the timer meanwhile.
  * A must find the timer on B's base, link it there and act on it: both
  * calls see it pending (return 1), it ends linked once (after a modify
@@ -3745,14 +3745,15 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	th = twk_threads(test, 2 * attempts);
 	/* without the delay point the window would be hit by chance only */
 	twk_points_reset_at_end(test);
-	if (!twk_set_migrate_delay(50000))
+	if (!twk_set_migrate_delay(100000))
 		kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
 
 	/*
 	 * A vCPU can be descheduled by a loaded host (make check runs
 	 * another VM beside this one) for longer than the window: try again
-	 * (up to @attempts) until A was seen in it; every attempt must get
-	 * every answer right.
+	 * (up to @attempts, 100 ms apart, so that a busy second of the host
+	 * does not take them all) until A was seen in it; every attempt must
+	 * get every answer right.
 	 */
 	for (k = 0; k < attempts; k++) {
 		r->op = wp->op;
@@ -3791,6 +3792,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, st.armed - st0.armed, 1ULL);
 		if (r->in_window)
 			break;
+		msleep(100);
 	}
 	twk_set_migrate_delay(0);
 

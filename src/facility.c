@@ -1226,17 +1226,24 @@ static void twheel_insert(struct twheel_base *base, struct twheel_timer *timer,
 }
 
 /*
- * Link @timer, in transit to @base (locked), at the key its mover chose;
- * the engine moves a key @base's clock has passed up to it: later, never
- * earlier.
+ * Link @timer, moved to @base (locked) and linked nowhere, at the key it
+ * had; the engine moves a key @base's clock has passed up to it: later,
+ * never earlier.
  */
+static void twheel_link_at_key(struct twheel_base *base,
+			       struct twheel_timer *timer)
+{
+	tw_engine_insert(&base->engine, &timer->node, timer->node.key);
+	twheel_program(base, timer->node.key);
+}
+
+/* Link @timer, in transit to @base (locked), at the key its mover chose. */
 static void twheel_transit_end(struct twheel_base *base,
 			       struct twheel_timer *timer)
 {
 	twheel_forward(base);
 	twheel_ts_clear(timer, TWHEEL_TS_TRANSIT);
-	tw_engine_insert(&base->engine, &timer->node, timer->node.key);
-	twheel_program(base, timer->node.key);
+	twheel_link_at_key(base, timer);
 }
 
 /*
@@ -1642,16 +1649,9 @@ int __twheel_batch_take(struct twheel_batch_lock *bl,
 	from = base->wheel->bases[twheel_ts_base(st)];
 	if (!spin_trylock(&from->lock))
 		return -EXDEV;
-	/* acquire: the mover's key and expiry before its word */
-	st = smp_load_acquire(&timer->state);
-	ret = -EXDEV;
-	/* under @from's lock a word that names @from is stable */
-	if (twheel_ts_base(st) != from->index)
-		goto unlock;
-	if (unlikely(st & TWHEEL_TS_TRANSIT))
-		twheel_transit_end(from, timer);
-	ret = -EBUSY;
-	if (from->running == timer)
+	/* under @from's lock, as a run holds its own base */
+	ret = twheel_batch_hold(from, timer);
+	if (ret)
 		goto unlock;
 	pending = tw_node_linked(&timer->node);
 	ret = -EXDEV;
@@ -1666,8 +1666,7 @@ int __twheel_batch_take(struct twheel_batch_lock *bl,
 	WRITE_ONCE(timer->state, (timer->state & TWHEEL_TS_BITS) |
 		   (base->index << TWHEEL_TS_BASE_SHIFT));
 	if (pending) {
-		tw_engine_insert(&base->engine, &timer->node, timer->node.key);
-		twheel_program(base, timer->node.key);
+		twheel_link_at_key(base, timer);
 		base->stats.migrated++;
 	}
 	ret = 0;

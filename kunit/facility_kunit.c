@@ -3083,22 +3083,14 @@ static void twk_two_cpus(struct kunit *test, unsigned int *a, unsigned int *b)
 	*b = cpumask_next(*a, cpu_online_mask);
 }
 
-static u64 twk_cpu_pending(struct twheel *w, unsigned int cpu)
+/* One CPU's base's counters; every field U64_MAX if there is none. */
+static struct twheel_stats twk_cpu_stats(struct twheel *w, unsigned int cpu)
 {
 	struct twheel_stats st;
 
 	if (twheel_get_cpu_stats(w, cpu, &st))
-		return U64_MAX;
-	return st.pending;
-}
-
-static u64 twk_cpu_fired(struct twheel *w, unsigned int cpu)
-{
-	struct twheel_stats st;
-
-	if (twheel_get_cpu_stats(w, cpu, &st))
-		return U64_MAX;
-	return st.fired;
+		memset(&st, 0xff, sizeof(st));
+	return st;
 }
 
 /* A timer armed with twk_on_cpu(): what to do and what it returned. */
@@ -3200,7 +3192,7 @@ static void twheel_timer_start_arms_on_calling_cpu(struct kunit *test)
 		n++;
 	}
 	for_each_online_cpu(cpu)
-		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_pending(w, cpu), 1ULL, "cpu%u", cpu);
+		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_stats(w, cpu).pending, 1ULL, "cpu%u", cpu);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, (u64)n);
 	/* Cancelled from whichever CPU this thread is on: one lock each. */
 	for_each_online_cpu(cpu)
@@ -3219,18 +3211,15 @@ static void twheel_timer_start_arms_on_calling_cpu(struct kunit *test)
 		KUNIT_EXPECT_GE(test, p[cpu].fired_at, p[cpu].want);
 		KUNIT_EXPECT_EQ_MSG(test, p[cpu].data, (u64)cpu,
 				    "armed on cpu%u, fired on cpu%llu", cpu, p[cpu].data);
-		KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, cpu), 1ULL);
+		KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, cpu).fired, 1ULL);
 	}
 	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
 }
 
+/* For read_poll_timeout(), which wants a function. */
 static u64 twk_cpu_wakeups(struct twheel *w, unsigned int cpu)
 {
-	struct twheel_stats st;
-
-	if (twheel_get_cpu_stats(w, cpu, &st))
-		return U64_MAX;
-	return st.wakeups;
+	return twk_cpu_stats(w, cpu).wakeups;
 }
 
 /*
@@ -3257,16 +3246,16 @@ static void twheel_tick_idle_cpu_base_no_wakeups(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[i], 0, p[i].want), 0);
 	}
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 4, TWK_TIMEOUT_MS));
-	wa = twk_cpu_wakeups(w, a);
+	wa = twk_cpu_stats(w, a).wakeups;
 	KUNIT_EXPECT_GE(test, wa, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_wakeups(w, b), 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 4ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).wakeups, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 4ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 0ULL);
 	/* A's base may still wake once for the last expiry; then it sleeps. */
 	ret = read_poll_timeout(twk_cpu_wakeups, wk, wk > wa + 1, 2000,
 				100 * USEC_PER_MSEC, false, w, a);
 	KUNIT_EXPECT_EQ(test, ret, -ETIMEDOUT);
-	KUNIT_EXPECT_EQ(test, twk_cpu_wakeups(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).wakeups, 0ULL);
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), i < 4 ? 0 : 1);
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
@@ -3319,26 +3308,26 @@ static void twheel_timer_modify_other_cpu_picks_base_by_flags(struct kunit *test
 
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, p, 0,
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
 	/* Still far out, so that it cannot have fired when we look. */
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 1,
 					 ktime_get() + 20 * NSEC_PER_SEC), 1);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, on), 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, on == a ? b : a), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on == a ? b : a).pending, 0ULL);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, mp->moves ? 1ULL : 0ULL);
 	/* Brought near from B again: the same rule keeps it on @on. */
 	p->want = ktime_get() + 5 * tick;
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 1, p->want), 1);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p->data, (u64)on);
-	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, on), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on).fired, 1ULL);
 	KUNIT_EXPECT_GE(test, p->fired_at, p->want);
 
 	/* Idle now: armed from B. */
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, p, 0,
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, on2), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on2).pending, 1ULL);
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, a, p, 3, 0), 1);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 1);
@@ -3407,8 +3396,8 @@ static int twk_mig_helper(void *data)
 	m->p->want = ktime_get() + 2 * (ktime_t)m->p->ctx->tick_ns;
 	m->ret = twheel_timer_modify(&m->p->timer, m->p->want, 0,
 				     TWHEEL_MODE_ABS);
-	m->pend_a = twk_cpu_pending(m->p->ctx->wheel, m->a);
-	m->pend_b = twk_cpu_pending(m->p->ctx->wheel, m->b);
+	m->pend_a = twk_cpu_stats(m->p->ctx->wheel, m->a).pending;
+	m->pend_b = twk_cpu_stats(m->p->ctx->wheel, m->b).pending;
 	atomic_set(&m->acted, 1);
 	complete(&m->done);
 	twk_idle_until_stop();
@@ -3456,7 +3445,7 @@ static void twheel_timer_modify_running_callback_stays_on_base(struct kunit *tes
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->p->fires), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->overlap), 0);
 	KUNIT_EXPECT_EQ(test, m->p->data, (u64)a);
-	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, a), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).fired, 2ULL);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 }
@@ -3785,7 +3774,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, st.pending, 1ULL);
 			/* A's modify was the later one */
 			if (r->in_window)
-				KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+				KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
 			KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
 		}
 		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
@@ -3937,12 +3926,12 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[nr + 1], 0,
 					 t0 + 10 * (ktime_t)NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), (u64)nr + 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, (u64)nr + 1);
 
 	ret = remove_cpu(b);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);
 	t_off = ktime_get();
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 0ULL);
 	/* At least the far ones moved; the near ones, unless they fired. */
 	KUNIT_EXPECT_GE(test, twk_stats(w).migrated, (u64)TWK_HP_FAR);
 	kunit_info(test, "cpu%u offline: %llu timers moved, %d fired before\n",
@@ -3972,7 +3961,7 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	 */
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, &p[nr + 1], 1,
 					 ktime_get() + 10 * (ktime_t)NSEC_PER_SEC), 1);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[nr + 1].timer), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), TWK_HP_NEAR + 1);
@@ -4132,7 +4121,7 @@ static void twheel_timer_start_cross_cpu_model_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	KUNIT_EXPECT_GT(test, cancelled, 0U);
 	for_each_online_cpu(cpu)
-		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_fired(w, cpu), (u64)fired_on[cpu],
+		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_stats(w, cpu).fired, (u64)fired_on[cpu],
 				    "cpu%u", cpu);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
 	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
@@ -4628,15 +4617,6 @@ static int twk_batch_on_cpu(struct kunit *test, unsigned int cpu,
 	return c.ret;
 }
 
-static u64 twk_cpu_migrated(struct twheel *w, unsigned int cpu)
-{
-	struct twheel_stats st;
-
-	if (twheel_get_cpu_stats(w, cpu, &st))
-		return U64_MAX;
-	return st.migrated;
-}
-
 /*
  * A run locks its own CPU's base: it cannot stop a timer pending on
  * another base (-EXDEV, left alone) until twheel_batch_take() has moved it
@@ -4656,23 +4636,23 @@ static void twheel_batch_take_stops_timer_of_other_base(struct kunit *test)
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BSTOP, NULL),
 			-EXDEV);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BTAKE_STOP,
 					       &take), 1);
 	KUNIT_EXPECT_EQ(test, take, 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, b), 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_migrated(w, b), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).migrated, 1ULL);
 	/*
 	 * Idle now: armed on b's base, fires on b.  It is due in 2 ms, so
 	 * b's pending count may already be back to 0 when read; only a's is
 	 * certain.
 	 */
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BARM, NULL), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 0ULL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
-	KUNIT_EXPECT_EQ(test, twk_cpu_fired(w, b), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).fired, 1ULL);
 }
 
 /*
@@ -4693,19 +4673,19 @@ static void twheel_batch_take_modify_moves_unless_pinned(struct kunit *test)
 	twheel_timer_setup(&p[1].timer, w, twk_cb_cpu, TWHEEL_TIMER_PINNED);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[0], 0, far), 0);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[1], 0, far), 0);
-	KUNIT_ASSERT_EQ(test, twk_cpu_pending(w, a), 2ULL);
+	KUNIT_ASSERT_EQ(test, twk_cpu_stats(w, a).pending, 2ULL);
 
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, &p[1], TWK_BTAKE_MODIFY,
 					       &take), -EXDEV);
 	KUNIT_EXPECT_EQ(test, take, -EXDEV);
 	KUNIT_EXPECT_EQ(test, twheel_timer_expires(&p[1].timer), far);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 2ULL);
 
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, &p[0], TWK_BTAKE_MODIFY,
 					       &take), 1);
 	KUNIT_EXPECT_EQ(test, take, 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p[0].data, (u64)b);
 	KUNIT_EXPECT_GE(test, p[0].fired_at, t0 + 2 * TWK_MS);
@@ -4801,8 +4781,8 @@ static void twheel_batch_take_busy_base_exdev(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, completion_done(&h->held));
 	KUNIT_EXPECT_FALSE(test, h->late);
 	KUNIT_EXPECT_EQ(test, h->take, -EXDEV);
-	KUNIT_EXPECT_EQ(test, twk_cpu_pending(w, a), 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_migrated(w, b), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).migrated, 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 1);
 }
 

@@ -380,6 +380,13 @@ static unsigned long tw_hier_l0_find(const struct tw_hier *h, unsigned long s)
 	return w * BITS_PER_LONG + __ffs(word);
 }
 
+/* The tick of level-0 slot @t: less than a revolution from @clk. */
+static __always_inline u64 tw_hier_l0_tick(const struct tw_hier *h,
+					   unsigned long t)
+{
+	return h->clk + ((t - h->clk) & tw_hier_mask0(h));
+}
+
 /*
  * tw_hier_search_l0() for a level 0 of more than one summary word: each
  * empty slot whose bit a removal left is cleared, and the search goes on
@@ -403,7 +410,7 @@ static noinline u64 tw_hier_search_l0_wide(struct tw_hier *h)
 		if (wrapped && t >= s)
 			return TW_NO_TICK;
 		if (!hlist_empty(&h->l0[t]))
-			return h->clk + ((t - s) & tw_hier_mask0(h));
+			return tw_hier_l0_tick(h, t);
 		tw_hier_l0_clear(h, t);
 		from = t + 1;
 	}
@@ -435,13 +442,6 @@ static __always_inline bool tw_hier_l0_first(const struct tw_hier *h,
 	}
 	*t = w * BITS_PER_LONG + __ffs(word);
 	return true;
-}
-
-/* The tick of level-0 slot @t: less than a revolution from @clk. */
-static __always_inline u64 tw_hier_l0_tick(const struct tw_hier *h,
-					   unsigned long t)
-{
-	return h->clk + ((t - h->clk) & tw_hier_mask0(h));
 }
 
 /*

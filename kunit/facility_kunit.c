@@ -3632,7 +3632,9 @@ static int twk_win_done(atomic_t *left, struct completion *done)
  * @a_ready:  A is waiting for B's call (B calls only then)
  * @calling:  B is about to call modify
  * @b_ret:    what B's modify returned
+ * @b_us:     how long B's modify took, in us (a miss's diagnosis)
  * @a_ret:    what A's call returned
+ * @a_saw:    @calling as A first saw it change (1: B in its modify)
  * @in_window: A saw the timer unlinked while B's modify ran
  * @done:     both finished
  * @left:     threads still running
@@ -3643,7 +3645,9 @@ struct twk_win {
 	atomic_t a_ready;
 	atomic_t calling;
 	int b_ret;
+	s64 b_us;
 	int a_ret;
+	int a_saw;
 	bool in_window;
 	struct completion done;
 	atomic_t left;
@@ -3653,13 +3657,16 @@ static int twk_win_b(void *data)
 {
 	struct twk_win *r = data;
 	ktime_t deadline = ktime_get() + TWK_SPIN_MS * (ktime_t)TWK_MS;
+	ktime_t t0;
 
 	while (!atomic_read(&r->a_ready) && ktime_get() < deadline)
 		cpu_relax();
+	t0 = ktime_get();
 	atomic_set(&r->calling, 1);
 	r->b_ret = twheel_timer_modify(&r->p->timer, 20 * NSEC_PER_SEC, 0,
 				       TWHEEL_MODE_REL);
 	atomic_set(&r->calling, 2);
+	r->b_us = ktime_us_delta(ktime_get(), t0);
 	return twk_win_done(&r->left, &r->done);
 }
 
@@ -3671,6 +3678,7 @@ static int twk_win_a(void *data)
 	atomic_set(&r->a_ready, 1);
 	while (!atomic_read(&r->calling) && ktime_get() < deadline)
 		cpu_relax();
+	r->a_saw = atomic_read(&r->calling);
 	/* B's modify detached the timer and has not linked it again yet. */
 	while (atomic_read(&r->calling) == 1 && ktime_get() < deadline) {
 		if (!twheel_timer_pending(&r->p->timer)) {
@@ -3724,6 +3732,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	struct twk_threads *th;
 	unsigned int a, b, k;
 	struct twk_win *r;
+	unsigned int hits0;
 	struct twheel *w;
 
 	twk_two_cpus(test, &a, &b);
@@ -3736,6 +3745,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	twk_points_reset_at_end(test);
 	if (!twk_set_migrate_delay(100000))
 		kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
+	hits0 = twheel_delay_hits(TWHEEL_DELAY_MIGRATE);
 
 	/*
 	 * A vCPU can be descheduled by a loaded host (make check runs
@@ -3764,6 +3774,8 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 
 		KUNIT_EXPECT_EQ(test, r->b_ret, 1);
 		KUNIT_EXPECT_EQ(test, r->a_ret, 1);
+		/* the window is as wide as asked on every CPU */
+		KUNIT_EXPECT_GE(test, r->b_us, 100000LL);
 		st = twk_stats(w);
 		if (r->op >= 2) {
 			KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));
@@ -3785,8 +3797,9 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	}
 	twk_set_migrate_delay(0);
 
-	kunit_info(test, "A in the window: %d (attempt %u)\n", r->in_window,
-		   min(k + 1, attempts));
+	kunit_info(test, "A in the window: %d (attempt %u; B's modify %lld us, A saw %d, %u delays)\n",
+		   r->in_window, min(k + 1, attempts), r->b_us, r->a_saw,
+		   twheel_delay_hits(TWHEEL_DELAY_MIGRATE) - hits0);
 	KUNIT_EXPECT_TRUE(test, r->in_window);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 0);
 }

@@ -18,8 +18,9 @@
  */
 #include <linux/atomic.h>
 #include <linux/debugfs.h>
-#include <linux/delay.h>
 #include <linux/export.h>
+#include <linux/ktime.h>
+#include <linux/processor.h>
 
 #include "twheel_internal.h"
 
@@ -41,12 +42,21 @@ void twheel_delay(enum twheel_delay_point point)
 {
 	u32 us = min_t(u32, READ_ONCE(twheel_delay_us[point]),
 		       TWHEEL_DELAY_MAX_US);
+	u64 end;
 
 	if (!us)
 		return;
 	atomic_inc(&twheel_delay_hit[point]);
-	mdelay(us / 1000);
-	udelay(us % 1000);
+	/*
+	 * On the clock, not mdelay(): udelay() counts loops_per_jiffy, which
+	 * each CPU calibrates at boot.  Under TCG the second CPU's came out
+	 * at 48-100 % of the first's, by the host's load at boot, and a
+	 * window widened to 100 ms lasted 82-98 ms there, or half as long:
+	 * too short for another CPU, descheduled by the host, to see it.
+	 */
+	end = ktime_get_ns() + us * NSEC_PER_USEC;
+	while (ktime_get_ns() < end)
+		cpu_relax();
 }
 
 /**

@@ -3604,10 +3604,23 @@ static void twk_points_reset_at_end(struct kunit *test)
 
 /*
  * A's call on the timer of a window case: @op 1 modify (30 s), 2 cancel,
- * 3 cancel_sync.
+ * 3 cancel_sync, 4 a batch run on A's base that takes the timer over and
+ * stops it (twheel_batch_take() finds it in transit to B's base).
  */
 static int twk_win_op(struct twk_probe *p, int op)
 {
+	struct twheel_batch_lock bl;
+	int ret;
+
+	if (op == 4) {
+		twheel_batch_begin(p->timer.wheel, &bl);
+		ret = twheel_batch_take(&bl, &p->timer);
+		if (!ret)
+			ret = twheel_batch_stop(&bl, &p->timer, false);
+		twheel_batch_end(&bl);
+		/* B's base locked for a moment (its tick): as the device would */
+		return ret == -EXDEV ? twheel_timer_cancel(&p->timer) : ret;
+	}
 	if (op == 3)
 		return twheel_timer_cancel_sync(&p->timer);
 	if (op == 2)
@@ -3700,6 +3713,7 @@ static const struct twk_win_param twk_win_params[] = {
 	{ "modify", 1 },
 	{ "cancel", 2 },
 	{ "cancel_sync", 3 },
+	{ "batch_take_stop", 4 },
 };
 
 static void twk_win_desc(const struct twk_win_param *p, char *desc)
@@ -3713,7 +3727,8 @@ KUNIT_ARRAY_PARAM(twk_win, twk_win_params, twk_win_desc);
  * The migration window: B's modify moves the timer from A's base to B's:
  * it takes the timer off A's base and leaves it in transit to B's, holding
  * neither lock (the delay point migrate_us holds it there for 100 ms in
- * debug builds).  A modifies, cancels or sync-cancels the timer meanwhile.
+ * debug builds).  A modifies, cancels or sync-cancels the timer meanwhile,
+ * or takes it over to its own base in a batch run and stops it there.
  * A must find the timer on B's base, link it there and act on it: both
  * calls see it pending (return 1), it ends linked once (after a modify
  * pending on A's base, where A's modify moved it; after a cancel not at
@@ -3733,6 +3748,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	unsigned int a, b, k;
 	struct twk_win *r;
 	unsigned int hits0;
+	u64 moved0;
 	struct twheel *w;
 
 	twk_two_cpus(test, &a, &b);
@@ -3764,6 +3780,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		atomic_set(&r->left, 2);
 		init_completion(&r->done);
 		st0 = twk_stats(w);
+		moved0 = twk_cpu_stats(w, a).migrated;
 		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, r->p, 0,
 						 ktime_get() + 10 * NSEC_PER_SEC), 0);
 		twk_thread_create(test, th, 2 * k, a, twk_win_a, r);
@@ -3791,6 +3808,13 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		}
 		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
 		KUNIT_EXPECT_EQ(test, st.armed - st0.armed, 1ULL);
+		/*
+		 * A's take linked the timer on B's base first, then moved it,
+		 * pending, to A's: counted migrated there.  Taken for an idle
+		 * timer, it would have been moved in transit and counted not.
+		 */
+		if (r->op == 4 && r->in_window)
+			KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).migrated - moved0, 1ULL);
 		if (r->in_window)
 			break;
 		msleep(100);

@@ -4564,15 +4564,41 @@ static void twheel_batch_modify_pending_in_place(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].fires), 0);
 }
 
+struct twk_hout_param {
+	const char *name;
+	bool modify;
+	bool take;
+};
+
+static const struct twk_hout_param twk_hout_params[] = {
+	{ "stop", false, false },
+	{ "modify", true, false },
+	{ "take_stop", false, true },
+	{ "take_modify", true, true },
+};
+
+static void twk_hout_desc(const struct twk_hout_param *p, char *desc)
+{
+	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(twk_hout, twk_hout_params, twk_hout_desc);
+
 /*
  * Two timers due on one tick: while the first one's callback runs, the
  * other waits on the base's list of handed-out timers.  A run on another
- * CPU re-arms it 10 s out: it goes back on the engine and does not run.
+ * CPU stops it (and shuts it down) or re-arms it 10 s out, on the same
+ * base or, on a wheel of a base per CPU, after twheel_batch_take() has
+ * brought it over to the run's: either way it was pending (1), it does
+ * not run, and the handler, which takes the base lock again after the
+ * first callback, does not find it on its list any more.  A re-armed one
+ * is pending afterwards, on the run's base when it was taken over.
  */
-static void twheel_batch_modify_handed_out(struct kunit *test)
+static void twheel_batch_handed_out(struct kunit *test)
 {
+	const struct twk_hout_param *hp = test->param_value;
 	struct twk_ctx *ctx = twk_ctx_new(test);
-	struct twk_bstop *b = twk_bstop_new(test, ctx, 2, true, false);
+	struct twk_bstop *b = twk_bstop_new(test, ctx, 2, hp->modify, hp->take);
 	struct twk_probe *p = b->p, *other;
 	struct twheel_batch_lock bl;
 	int r[2];
@@ -4591,8 +4617,18 @@ static void twheel_batch_modify_handed_out(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&b->done));
 	other = b->target;
 	KUNIT_EXPECT_EQ(test, b->ret, 1);
-	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&other->timer));
-	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&other->timer), 1);
+	KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).migrated, hp->take ? 1ULL : 0ULL);
+	if (hp->modify) {
+		KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&other->timer));
+		KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).pending, 1ULL);
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&other->timer), 1);
+	} else {
+		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&other->timer));
+		KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).pending, 0ULL);
+		KUNIT_EXPECT_EQ(test, twheel_timer_start(&other->timer, TWK_MS, 0,
+							 TWHEEL_MODE_REL),
+				-ESHUTDOWN);
+	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&other->fires), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 1);
 }
@@ -4829,7 +4865,7 @@ static struct kunit_case twheel_batch_cases[] = {
 	KUNIT_CASE(twheel_batch_stop_running_callback_ebusy),
 	KUNIT_CASE(twheel_batch_modify_running_callback_ebusy),
 	KUNIT_CASE(twheel_batch_modify_pending_in_place),
-	KUNIT_CASE(twheel_batch_modify_handed_out),
+	KUNIT_CASE_PARAM(twheel_batch_handed_out, twk_hout_gen_params),
 	KUNIT_CASE(twheel_batch_take_stops_timer_of_other_base),
 	KUNIT_CASE(twheel_batch_take_modify_moves_unless_pinned),
 	KUNIT_CASE(twheel_batch_take_busy_base_exdev),

@@ -39,7 +39,9 @@
 #                 is mainline's (its locking differs from 6.1-rt's)
 #     insn-smoke  the instruction profiler (bench/run.sh --insn) on two
 #                 tiny workloads in a stock 6.1 VM
-#     robust      the hotplug plan on stock612; these two here, where they
+#     hotplug     the hotplug plan on stock612, rt61 and rt612 (on RT a
+#                 move between bases keeps its CPU with migrate_disable()
+#                 and the base locks sleep); these two here, where they
 #                 even out the lanes
 #     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
 #                 corpus replay and 10 s of libFuzzer on every engine, a
@@ -85,7 +87,8 @@ lane2() {
 	step "selftest rt61" scripts/selftest.sh rt61
 	step "selftest rt612" scripts/selftest.sh rt612
 	step insn-smoke make --no-print-directory -C bench insn-smoke
-	TWHEEL_ROBUST_PLANS=hotplug step "robust stock612" scripts/robust.sh stock612
+	TWHEEL_ROBUST_PLANS=hotplug step "hotplug" scripts/robust.sh \
+		stock612 rt61 rt612
 	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
 }
 

@@ -425,12 +425,7 @@ static const struct twk_create_param twk_create_params[] = {
 	{ "largest_valid", TWHEEL_TICK_NS_MAX, TWHEEL_BITS_MAX, UINT_MAX, 0 },
 };
 
-static void twk_create_desc(const struct twk_create_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_create, twk_create_params, twk_create_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_create);
 
 static void twheel_create_validates_parameters(struct kunit *test)
 {
@@ -519,12 +514,7 @@ static const struct twk_prop_param twk_prop_params[] = {
 	{ "tick1500us_bits4_budget1", 1500 * TWK_US, 4, 1, 64, 6, 8 },
 };
 
-static void twk_prop_desc(const struct twk_prop_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_prop, twk_prop_params, twk_prop_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_prop);
 
 /*
  * Arm @p with a random expiry of one of the shapes known to break wheels:
@@ -934,12 +924,7 @@ static const struct twk_inval_param twk_inval_params[] = {
 	{ "modify_pending_rel_negative", true, true, TWHEEL_MODE_REL, -5 },
 };
 
-static void twk_inval_desc(const struct twk_inval_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_inval, twk_inval_params, twk_inval_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_inval);
 
 static void twheel_timer_start_invalid_args_einval(struct kunit *test)
 {
@@ -1319,12 +1304,7 @@ static const struct twk_periodic_param twk_periodic_params[] = {
 	{ "restart_then_start", TWK_RESTART_THEN_START },
 };
 
-static void twk_periodic_desc(const struct twk_periodic_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_periodic, twk_periodic_params, twk_periodic_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_periodic);
 
 static void twk_cb_periodic(struct twheel_timer *timer)
 {
@@ -1845,12 +1825,7 @@ static const struct twk_race_param twk_race_params[] = {
 	{ "callback_rearms_itself", true },
 };
 
-static void twk_race_desc(const struct twk_race_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_race, twk_race_params, twk_race_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_race);
 
 static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *test)
 {
@@ -1973,12 +1948,7 @@ static const struct twk_rerace_param twk_rerace_params[] = {
 	  false, 1 },
 };
 
-static void twk_rerace_desc(const struct twk_rerace_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_rerace, twk_rerace_params, twk_rerace_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_rerace);
 
 static void twheel_timer_sync_calls_wait_for_rearmed_callback(struct kunit *test)
 {
@@ -2034,14 +2004,7 @@ static const struct twk_restart_race_param twk_restart_race_params[] = {
 	{ "modify", TWK_RACE_MODIFY, false, 0, 20 },
 };
 
-static void twk_restart_race_desc(const struct twk_restart_race_param *p,
-				  char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_restart_race, twk_restart_race_params,
-		  twk_restart_race_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_restart_race);
 
 static void twheel_timer_restart_vs_calls_during_callback(struct kunit *test)
 {
@@ -2186,12 +2149,7 @@ static const struct twk_late_param twk_late_params[] = {
 	{ "budget_4", 4 },
 };
 
-static void twk_late_desc(const struct twk_late_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_late, twk_late_params, twk_late_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_late);
 
 /*
  * Arm timers over the next 1.5 revolutions and keep softirqs off on this
@@ -2395,12 +2353,7 @@ static const struct twk_next_param twk_next_params[] = {
 	{ "with_slack", 2, { 10, 30 }, 4 },
 };
 
-static void twk_next_desc(const struct twk_next_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_next, twk_next_params, twk_next_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_next);
 
 /*
  * next_expiry(bound) is the end of the earliest timer's tick, if that tick
@@ -2498,12 +2451,7 @@ static const struct twk_tickless_param twk_tickless_params[] = {
 	{ "tick1ms_bits12_default", 1 * TWK_MS, 12, 320 },
 };
 
-static void twk_tickless_desc(const struct twk_tickless_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_tickless, twk_tickless_params, twk_tickless_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_tickless);
 
 /*
  * One timer 10 s out.  Once a near timer has fired, the handler programs
@@ -2577,12 +2525,7 @@ static const struct twk_fwd_param twk_fwd_params[] = {
 	{ "lawn_batch_arm", TWHEEL_ENGINE_LAWN, true },
 };
 
-static void twk_fwd_desc(const struct twk_fwd_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_fwd, twk_fwd_params, twk_fwd_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_fwd);
 
 static void twheel_timer_start_idle_base_no_cascade(struct kunit *test)
 {
@@ -3275,12 +3218,7 @@ static const struct twk_move_param twk_move_params[] = {
 	{ "any_cpu_pending_stays", TWHEEL_TIMER_ANY_CPU, false, true },
 };
 
-static void twk_move_desc(const struct twk_move_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_move, twk_move_params, twk_move_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_move);
 
 /*
  * A timer armed on A (10 s out) is modified from B (20 s out): by default
@@ -3716,12 +3654,7 @@ static const struct twk_win_param twk_win_params[] = {
 	{ "batch_take_stop", 4 },
 };
 
-static void twk_win_desc(const struct twk_win_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_win, twk_win_params, twk_win_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_win);
 
 /*
  * The migration window: B's modify moves the timer from A's base to B's:
@@ -3855,12 +3788,7 @@ static const struct twk_single_param twk_single_params[] = {
 	{ "single_base_never_concurrent", TWHEEL_CREATE_SINGLE_BASE },
 };
 
-static void twk_single_desc(const struct twk_single_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_single, twk_single_params, twk_single_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_single);
 
 /*
  * The concurrency promise, both ways.  Two timers due at the same time,
@@ -4577,12 +4505,7 @@ static const struct twk_hout_param twk_hout_params[] = {
 	{ "take_modify", true, true },
 };
 
-static void twk_hout_desc(const struct twk_hout_param *p, char *desc)
-{
-	strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);
-}
-
-KUNIT_ARRAY_PARAM(twk_hout, twk_hout_params, twk_hout_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_hout);
 
 /*
  * Two timers due on one tick: while the first one's callback runs, the

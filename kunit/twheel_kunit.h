@@ -8,6 +8,21 @@
 #define _TWHEEL_KUNIT_H
 
 #include <kunit/test.h>
+#include <linux/string.h>
+
+/*
+ * KUNIT_ARRAY_PARAM() for the table @prefix##_params of struct
+ * @prefix##_param, whose @name member names the case, with the
+ * description callback that copies it (KUNIT_ARRAY_PARAM_DESC() does this
+ * from 6.6 on; 6.1 lacks it).
+ */
+#define TWK_ARRAY_PARAM_BY_NAME(prefix)					\
+	static void prefix##_desc(const struct prefix##_param *p,	\
+				  char *desc)				\
+	{								\
+		strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);		\
+	}								\
+	KUNIT_ARRAY_PARAM(prefix, prefix##_params, prefix##_desc)
 
 /* The facility suite, defined in facility_kunit.c. */
 extern struct kunit_suite twheel_facility_suite;

@@ -1569,12 +1569,7 @@ static const struct twk_pick_param twk_pick_params[] = {
 	{ "top_half", (1ULL << 63) + 1, U64_MAX - 1, 0xc000000000000000ULL },
 };
 
-static void twk_pick_desc(const struct twk_pick_param *p, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s", p->name);
-}
-
-KUNIT_ARRAY_PARAM(twk_pick, twk_pick_params, twk_pick_desc);
+TWK_ARRAY_PARAM_BY_NAME(twk_pick);
 
 static void tw_wheel_pick_key_table(struct kunit *test)
 {

@@ -95,7 +95,7 @@ plot "$d/fire-twheel-fire.dat" t "twheel" lw 2, \
      "$d/fire-hrtimer-fire_busy.dat" t "hrtimer (busy period)" dt 2
 # Scheme 6's weak spot: a handler run per occupied tick would show here
 # (938/s at 10^6 before the per-slot key bounds); an idle wheel is 0.
-set title "twheel wakeups, N timers an hour out (1 ms tick, 4096 slots)"
+set title "twheel wakeups, N timers an hour out (1 ms tick, 8192 slots)"
 set ylabel "hrtimer wakeups per second"
 set yrange [0:*]
 plot "$d/tick-twheel-wakeups_per_s.dat" t "after a timer fired" lw 2, \

@@ -251,7 +251,7 @@ END {
 	}
 
 	if ("wakeups" in suite) {
-		print "== Wakeups of a private wheel (1 ms tick, 4096 slots) =="
+		print "== Wakeups of a private wheel (1 ms tick, 8192 slots) =="
 		printf "  empty wheel: %s/s; one timer 10 s out: %s/s cold, %s/s warm\n\n",
 			cell("wakeups", "twheel", 0, "wakeups_per_s"), cell("wakeups", "twheel", 1, "wakeups_per_s"),
 			cell("wakeups", "twheel", 1, "wakeups_per_s_warm")

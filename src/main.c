@@ -15,9 +15,9 @@ static ulong tick_ns = 1000000;
 module_param(tick_ns, ulong, 0444);
 MODULE_PARM_DESC(tick_ns, "Tick length of the default wheel in ns (1000..1000000000, default 1000000)");
 
-static uint wheel_bits = 12;
+static uint wheel_bits = 13;
 module_param(wheel_bits, uint, 0444);
-MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default 12)");
+MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default 13)");
 
 /* Limits of /dev/twheel users; 0 picks a default from the memory size. */
 static ulong max_timers_per_fd;

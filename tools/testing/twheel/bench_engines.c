@@ -53,7 +53,7 @@
  *
  * Usage: bench_engines [--smoke] [--reps N] [--bits B] [--only CASES]
  *                      [--min-n N] [--max-n N] [--thp] [--csv FILE]
- *   --bits B   log2 of the engines' level-0 slot count (default 12, the
+ *   --bits B   log2 of the engines' level-0 slot count (default 13, the
  *              module's wheel_bits); the workloads do not change with it
  *   --thp      the timed runs' arrays of 2 MiB and more (nodes, engine
  *              memory, the heap's arrays) in transparent huge pages, as
@@ -87,7 +87,7 @@
 /* The default geometry's revolution: the unit of the (d) and (e) workloads. */
 #define REV		BIT_ULL(12)
 
-static unsigned int bits = 12;	/* log2 of the engines' level-0 slots */
+static unsigned int bits = 13;	/* log2 of the engines' level-0 slots */
 static unsigned long min_n, max_n = ~0UL;	/* --min-n, --max-n */
 #define NONE		0xffffffffU
 

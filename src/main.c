@@ -5,6 +5,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/stringify.h>
 
 #include <linux/twheel.h>
 
@@ -15,9 +16,10 @@ static ulong tick_ns = 1000000;
 module_param(tick_ns, ulong, 0444);
 MODULE_PARM_DESC(tick_ns, "Tick length of the default wheel in ns (1000..1000000000, default 1000000)");
 
-static uint wheel_bits = 13;
+static uint wheel_bits = TWHEEL_BITS_DEFAULT;
 module_param(wheel_bits, uint, 0444);
-MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default 13)");
+MODULE_PARM_DESC(wheel_bits, "log2 of the slot count of the default wheel (4..20, default "
+		 __stringify(TWHEEL_BITS_DEFAULT) ")");
 
 /* Limits of /dev/twheel users; 0 picks a default from the memory size. */
 static ulong max_timers_per_fd;

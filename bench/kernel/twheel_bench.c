@@ -146,7 +146,7 @@ MODULE_PARM_DESC(sc_pairs, "Set/cancel pairs timed per point of the figure");
 
 static ulong tw_tick_ns = 1000000;
 module_param(tw_tick_ns, ulong, 0444);
-static uint tw_bits = 13;
+static uint tw_bits = TWHEEL_BITS_DEFAULT;
 module_param(tw_bits, uint, 0444);
 static uint tw_budget = 4096;
 module_param(tw_budget, uint, 0444);

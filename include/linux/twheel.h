@@ -169,6 +169,8 @@ enum twheel_engine {
 #define TWHEEL_TICK_NS_MAX	1000000000ULL	/* 1 s */
 #define TWHEEL_BITS_MIN		4
 #define TWHEEL_BITS_MAX		20
+/* The default wheel's, the module's wheel_bits: 8192 level-0 slots. */
+#define TWHEEL_BITS_DEFAULT	13
 
 struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget);

@@ -6,7 +6,7 @@
  * over struct twheel_node, counting time in ticks:
  *
  *   insert(node, key)   link an unlinked node; a key below the clock is
- *                       moved up to it
+ *                       moved up to it; every key is below TW_NO_TICK
  *   remove(node)        unlink a linked node
  *   move(node, key)     remove + insert, possibly without the unlink
  *   advance(upto, max, expired)

@@ -76,6 +76,16 @@
  * (their bits make cascade points and wakeups): that test is one
  * comparison, rarely true where the timers are many.
  *
+ * Stores: where the timers outnumber the caches, a start or a cancel
+ * waits on cold list neighbours, and its stores to them hold up every
+ * younger store behind them in the store buffer, which then limits how
+ * many operations overlap.  So an insertion stores only what changes: the
+ * bounds (@next0, an upper slot's) when lowered, an upper slot's bits with
+ * its bound (an empty slot's bound is TW_NO_TICK, above every key), and a
+ * level-0 summary bit when it is clear.  The tests are branches that
+ * predict well at any size; only the level-0 slot bit is stored always,
+ * as whether it is set is a coin flip where a slot holds about one timer.
+ *
  * Costs
  * -----
  * insert, remove: O(1) (an fls64(), a list link, one or two bits), but a
@@ -243,7 +253,8 @@ static __always_inline void tw_hier_link_l0(struct tw_hier *h,
 {
 	tw_hier_add_head(&node->entry, &h->l0[s]);
 	__set_bit(s, h->l0_map);
-	__set_bit(s / BITS_PER_LONG, h->l0_sum);
+	if (!test_bit(s / BITS_PER_LONG, h->l0_sum))
+		__set_bit(s / BITS_PER_LONG, h->l0_sum);
 }
 
 /* Link @node, its key within a revolution from @clk, on level 0. */
@@ -251,7 +262,8 @@ static __always_inline void tw_hier_place_l0(struct tw_hier *h,
 					     struct twheel_node *node)
 {
 	tw_hier_link_l0(h, node, node->key & tw_hier_mask0(h));
-	h->next0 = min(h->next0, node->key);
+	if (node->key < h->next0)
+		h->next0 = node->key;
 }
 
 /* Link @node (its key >= @clk) on the level and slot its key calls for. */
@@ -270,10 +282,12 @@ static __always_inline void __tw_hier_place(struct tw_hier *h,
 	s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
 	idx = tw_hier_up_idx(level, s);
 	hlist_add_head(&node->entry, &h->up[idx]);
-	/* an empty slot's bound is TW_NO_TICK: no test of its bit first */
-	h->up_low[idx] = min(h->up_low[idx], node->key);
-	h->up_map[level - 1] |= BIT_ULL(s);
-	h->up_levels |= BIT(level - 1);
+	/* only a lowered bound can mean an empty slot: see "Stores" above */
+	if (node->key < h->up_low[idx]) {
+		h->up_low[idx] = node->key;
+		h->up_map[level - 1] |= BIT_ULL(s);
+		h->up_levels |= BIT(level - 1);
+	}
 	/* the slot's block start: the key with the bits below S(L) cleared */
 	start = node->key >> sh << sh;
 	if (start < h->tc)

@@ -32,7 +32,7 @@
 
 #include "prof_rng.h"
 
-#define BITS		12
+#define BITS		TWHEEL_BITS_DEFAULT
 #define PAIRS		1000000
 #define DRAINS		100
 #define CLK0		1000

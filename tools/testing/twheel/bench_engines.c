@@ -567,6 +567,18 @@ static inline u64 drain_expired(struct hlist_head *expired)
 	return n;
 }
 
+/*
+ * A next expiry bound that cannot move the clock would make a drain loop
+ * for ever: a broken engine fails the run instead.
+ */
+static void __noreturn drain_stuck(const struct tw_engine *e, u64 lb)
+{
+	fprintf(stderr, "%s: %lu timers, next expiry bound %llu at clock %llu\n",
+		tw_engine_name(e->kind), (unsigned long)tw_engine_count(e),
+		(unsigned long long)lb, (unsigned long long)tw_engine_clk(e));
+	exit(1);
+}
+
 static double run_engine(enum twheel_engine kind, const struct seq *s,
 			 size_t timed_from, u64 *fired)
 {
@@ -608,6 +620,8 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 			while (tw_engine_count(&e)) {
 				u64 lb = tw_engine_next_lower_bound(&e);
 
+				if (lb == TW_NO_TICK || lb < tw_engine_clk(&e))
+					drain_stuck(&e, lb);
 				tw_engine_advance(&e, lb + 1, 0, &expired);
 				n += drain_expired(&expired);
 			}

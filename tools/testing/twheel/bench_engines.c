@@ -83,6 +83,7 @@
 
 /* the benchmark modules' order of implementations in a repetition */
 #include "../../../bench/kernel/bench_order.h"
+#include "drain.h"
 
 /*
  * The unit of the (d) and (e) workloads, whatever --bits is: the revolution
@@ -550,35 +551,6 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1000000000.0;
 }
 
-static u64 sink;
-
-/* Hand-out work: what the facility's tick handler does per expired node. */
-static inline u64 drain_expired(struct hlist_head *expired)
-{
-	struct twheel_node *node;
-	u64 n = 0;
-
-	while (!hlist_empty(expired)) {
-		node = hlist_entry(expired->first, struct twheel_node, entry);
-		hlist_del_init(&node->entry);
-		sink += node->key;
-		n++;
-	}
-	return n;
-}
-
-/*
- * A next expiry bound that cannot move the clock would make a drain loop
- * for ever: a broken engine fails the run instead.
- */
-static void __noreturn drain_stuck(const struct tw_engine *e, u64 lb)
-{
-	fprintf(stderr, "%s: %lu timers, next expiry bound %llu at clock %llu\n",
-		tw_engine_name(e->kind), (unsigned long)tw_engine_count(e),
-		(unsigned long long)lb, (unsigned long long)tw_engine_clk(e));
-	exit(1);
-}
-
 static double run_engine(enum twheel_engine kind, const struct seq *s,
 			 size_t timed_from, u64 *fired)
 {
@@ -617,14 +589,7 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 			n += drain_expired(&expired);
 			break;
 		default:
-			while (tw_engine_count(&e)) {
-				u64 lb = tw_engine_next_lower_bound(&e);
-
-				if (lb == TW_NO_TICK || lb < tw_engine_clk(&e))
-					drain_stuck(&e, lb);
-				tw_engine_advance(&e, lb + 1, 0, &expired);
-				n += drain_expired(&expired);
-			}
+			n += drain_all(&e, &expired);
 			break;
 		}
 	}

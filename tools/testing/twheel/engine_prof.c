@@ -31,6 +31,7 @@
 #include "../../../src/engine.c"
 
 #include "prof_rng.h"
+#include "drain.h"
 
 #define BITS		TWHEEL_BITS_DEFAULT
 #define PAIRS		1000000
@@ -39,7 +40,6 @@
 
 static struct tw_engine e;
 static struct twheel_node *nodes;
-static u64 sink;
 
 noinline void measure_sc(const u32 *pick, const u64 *key, unsigned long pairs)
 {
@@ -57,17 +57,7 @@ noinline void measure_drain(void)
 {
 	struct hlist_head expired = HLIST_HEAD_INIT;
 
-	while (tw_engine_count(&e)) {
-		tw_engine_advance(&e, tw_engine_next_lower_bound(&e) + 1, 0,
-				  &expired);
-		while (!hlist_empty(&expired)) {
-			struct twheel_node *node;
-
-			node = hlist_entry(expired.first, struct twheel_node, entry);
-			hlist_del_init(&node->entry);
-			sink += node->key;
-		}
-	}
+	drain_all(&e, &expired);
 }
 
 static void fill(void *mem, enum twheel_engine kind, unsigned long n, u64 r)

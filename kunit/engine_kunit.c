@@ -45,6 +45,7 @@ struct twe {
 	unsigned long hits[TWE_NODES];
 	unsigned long errors;
 	u64 rng;
+	bool loose;
 };
 
 static u64 twe_rand(struct twe *t)
@@ -153,7 +154,19 @@ static unsigned int twe_advance(struct twe *t, u64 upto, unsigned int max)
 	unsigned int n, got = 0;
 	int i;
 
-	n = tw_engine_advance(&t->e, upto, max, &expired);
+	if (t->loose) {
+		/* as the facility does: count and cap a slot handed out whole */
+		n = tw_engine_advance_loose(&t->e, upto, max, &expired);
+		if (n == TW_UNCOUNTED) {
+			struct hlist_node *pos = expired.first;
+
+			for (n = 0; pos && (!max || n < max); pos = pos->next)
+				n++;
+			tw_engine_settle(&t->e, n, pos);
+		}
+	} else {
+		n = tw_engine_advance(&t->e, upto, max, &expired);
+	}
 	hlist_for_each_entry_safe(node, tmp, &expired, entry) {
 		i = node - t->nodes;
 		hlist_del_init(&node->entry);
@@ -233,6 +246,7 @@ static void twe_random(struct kunit *test, unsigned int bits, u64 clk0,
 			break;
 		default:
 			d = (r >> 16) % 3 ? d % 32 : d % (2 * span);
+			t->loose = (r >> 28) % 2;
 			twe_advance(t, clk + min(d + 1, room + 1),
 				    (r >> 20) % 2 ? 1 + (r >> 24) % 4 : 0);
 			break;
@@ -289,6 +303,42 @@ static void tw_engine_advance_cap_in_batches(struct kunit *test)
 	twe_advance(t, 1 << 20, 0);
 	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
 	KUNIT_EXPECT_EQ(test, tw_engine_count(&t->e), 0UL);
+}
+
+/*
+ * The facility's way of advancing: a tickless caller, woken for the first
+ * key, may get that tick's slot whole and unread (the hierarchical engine),
+ * takes what its cap allows and settles; the rest comes first next time,
+ * with the clock on its tick, and the count stays exact throughout.
+ */
+static void tw_engine_advance_loose_cap_puts_back(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 6, 100);
+	unsigned int total = 0, n;
+	int i;
+
+	t->loose = true;
+	for (i = 0; i < 20; i++)
+		twe_insert(t, i, 110);
+	twe_insert(t, 20, 111);
+	twe_insert(t, 21, 5000);
+	n = twe_advance(t, 111, 7);
+	KUNIT_EXPECT_EQ(test, n, 7U);
+	KUNIT_EXPECT_EQ(test, twe_clk(t), 110ULL);
+	KUNIT_EXPECT_EQ(test, tw_engine_count(&t->e), 15UL);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 110ULL);
+	for (total = n; n == 7; total += n)
+		n = twe_advance(t, 111, 7);
+	KUNIT_EXPECT_EQ(test, total, 20U);
+	KUNIT_EXPECT_EQ(test, twe_clk(t), 111ULL);
+	KUNIT_EXPECT_EQ(test, tw_engine_count(&t->e), 2UL);
+	/* a slot of exactly the cap, then one uncapped */
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 112, 1), 1U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 5001, 0), 1U);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+	KUNIT_EXPECT_EQ(test, tw_engine_count(&t->e), 0UL);
+	for (i = 0; i < 22; i++)
+		KUNIT_EXPECT_EQ(test, t->hits[i], 1UL);
 }
 
 /* Keys next to U64_MAX fire when the last tick is over. */
@@ -564,6 +614,7 @@ static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_engine_random_near_2_64, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_random_two_summary_words, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_advance_cap_in_batches, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_engine_advance_loose_cap_puts_back, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_engine_64bit_end_of_time, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_cascade_across_level_boundaries, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_cascade_one_level_down, twe_gen_params),

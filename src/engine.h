@@ -13,6 +13,11 @@
  *                       hand out the nodes with key < @upto, at most @max
  *                       (0: no cap), appended to @expired; when capped the
  *                       clock stays below @upto and the rest come first
+ *   advance_loose(upto, max, expired), settle(taken, rest)
+ *                       the same for a caller that reads every node it is
+ *                       handed anyway: the engine may hand out a list it
+ *                       has not read (TW_UNCOUNTED), and the caller counts
+ *                       and caps it and settles
  *   next_lower_bound()  a tick <= every key (TW_NO_TICK when empty): when
  *                       to wake up; may be a bookkeeping point before the
  *                       earliest key (a cascade), never after it
@@ -117,6 +122,30 @@ static inline unsigned int tw_engine_advance(struct tw_engine *e, u64 upto,
 	default:
 		return tw_hier_advance(&e->hier, upto, max, expired);
 	}
+}
+
+/*
+ * tw_engine_advance() for a caller that reads every node handed out: the
+ * hierarchical engine may hand out a due level-0 slot whole and unread, and
+ * return TW_UNCOUNTED; the caller then takes at most @max nodes from the
+ * front of @expired, counting them, and calls tw_engine_settle() with that
+ * count and the first node left (NULL if none) before any other call.  The
+ * other engines read each node as they unlink it and never return it.
+ */
+static inline unsigned int tw_engine_advance_loose(struct tw_engine *e,
+						   u64 upto, unsigned int max,
+						   struct hlist_head *expired)
+{
+	if (e->kind == TWHEEL_ENGINE_HIER)
+		return tw_hier_advance_loose(&e->hier, upto, max, expired);
+	return tw_engine_advance(e, upto, max, expired);
+}
+
+/* Only after TW_UNCOUNTED, which only the hierarchical engine returns. */
+static inline void tw_engine_settle(struct tw_engine *e, unsigned int taken,
+				    struct hlist_node *rest)
+{
+	tw_hier_settle(&e->hier, taken, rest);
 }
 
 static inline u64 tw_engine_next_lower_bound(const struct tw_engine *e)

@@ -690,6 +690,48 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 	}
 }
 
+/*
+ * Move at most @budget due timers from the engine to the expired list and
+ * mark them.  The marking reads every timer anyway, so the engine may hand
+ * out a due slot unread, and this loop counts and caps it: one pass over
+ * cold timers instead of two.  Returns how many were moved.
+ */
+static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
+					unsigned int budget)
+{
+	struct hlist_node *rest = NULL;
+	struct twheel_timer *timer;
+	unsigned int got, n = 0;
+	HLIST_HEAD(due);
+
+	got = tw_engine_advance_loose(&base->engine, upto, budget, &due);
+	hlist_for_each_entry(timer, &due, node.entry) {
+		if (n == budget) {
+			rest = &timer->node.entry;
+			break;
+		}
+		twheel_ts_set(timer, TWHEEL_TS_EXPIRED);
+		n++;
+	}
+	if (got == TW_UNCOUNTED)
+		tw_engine_settle(&base->engine, n, rest);
+	if (!n)
+		return 0;
+	/* @expired is empty between passes of the handler: no walk here */
+	if (hlist_empty(&base->expired)) {
+		hlist_move_list(&due, &base->expired);
+	} else {
+		struct hlist_node *tail = base->expired.first;
+
+		while (tail->next)
+			tail = tail->next;
+		tail->next = due.first;
+		due.first->pprev = &tail->next;
+	}
+	base->nr_expired += n;
+	return n;
+}
+
 static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 {
 	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
@@ -711,17 +753,11 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	WRITE_ONCE(base->tick_now, now);
 	upto = twheel_time_to_tick(w, now);
 	clk = tw_engine_clk(&base->engine);
-	n = tw_engine_advance(&base->engine, upto, budget, &base->expired);
+	n = twheel_take_expired(base, upto, budget);
 	trace_twheel_tick(w, base->index, clk, upto,
 			  clk & (tw_engine_slots(&base->engine) - 1), n);
-	if (n) {
-		struct twheel_timer *timer;
-
-		hlist_for_each_entry(timer, &base->expired, node.entry)
-			twheel_ts_set(timer, TWHEEL_TS_EXPIRED);
-		base->nr_expired += n;
+	if (n)
 		twheel_run_expired(base, now);
-	}
 
 	base->in_tick = false;
 	if (n == budget && tw_engine_clk(&base->engine) < upto) {

@@ -99,7 +99,9 @@
  * O(1) per moved node; empty stretches are skipped from the bitmaps.  A
  * tickless caller's advance to just past the first level-0 key, with no
  * cascade point before it, takes that slot's list as it is, not node by
- * node.
+ * node; tw_hier_advance_loose() does not even count it, leaving that (and
+ * the cap) to a caller that reads each node anyway, so that a slot of cold
+ * nodes is read once, not twice (its list is a chain of dependent loads).
  * next_lower_bound(): O(levels): the earlier of the first level-0 key
  * (exact) and the key bound of the first occupied upper slot (lowered by
  * inserts, left by removals and by moves to a later key in place, as
@@ -847,6 +849,129 @@ static noinline unsigned int tw_hier_walk(struct tw_hier *h, u64 upto,
 	return o->n;
 }
 
+/*
+ * Put @rest, the tail of a level-0 slot's list that a loose advance handed
+ * out whole, back on its slot (now empty) to come out first: its nodes all
+ * have one key, and every other key is later.  Ends the caller's list
+ * before @rest.
+ */
+static void tw_hier_put_back(struct tw_hier *h, struct hlist_node *rest)
+{
+	u64 key = hlist_entry(rest, struct twheel_node, entry)->key;
+	unsigned long s = key & tw_hier_mask0(h);
+
+	*rest->pprev = NULL;
+	h->l0[s].first = rest;
+	rest->pprev = &h->l0[s].first;
+	__set_bit(s, h->l0_map);
+	__set_bit(s / BITS_PER_LONG, h->l0_sum);
+	h->next0 = key;
+	h->clk = key;
+}
+
+/**
+ * tw_hier_settle() - account for a level-0 slot handed out whole
+ * @h:     the engine
+ * @taken: how many nodes the caller took, from the front of the list
+ * @rest:  the first node it did not take, or NULL if it took them all
+ *
+ * Completes a tw_hier_advance_loose() that returned TW_UNCOUNTED, before
+ * any other call on @h: the nodes taken leave the count, and @rest and the
+ * nodes after it go back on their slot, due first, with @clk on their tick.
+ */
+void tw_hier_settle(struct tw_hier *h, unsigned int taken,
+		    struct hlist_node *rest)
+{
+	h->count -= taken;
+	if (taken > h->max_slot)
+		h->max_slot = taken;
+	if (rest)
+		tw_hier_put_back(h, rest);
+}
+
+/*
+ * Count the slot a loose advance put on @expired as a counted advance
+ * hands it out: the first @max nodes (0: all) stay, the rest go back.
+ * Counting no further than @max keeps a burst of 10^5 timers from being
+ * read whole in every pass of @max.  Returns the count, and the last node
+ * kept in @last.
+ */
+static unsigned int tw_hier_count_out(struct tw_hier *h, unsigned int max,
+				      struct hlist_head *expired,
+				      struct hlist_node **last)
+{
+	unsigned long lim = max ? max : ULONG_MAX, len = 0;
+	struct hlist_node *n;
+
+	*last = NULL;
+	for (n = expired->first; n && len < lim; n = n->next) {
+		*last = n;
+		len++;
+	}
+	tw_hier_settle(h, len, n);
+	return len;
+}
+
+/**
+ * tw_hier_advance_loose() - tw_hier_advance(), but a due slot goes unread
+ * @h:       the engine
+ * @upto:    first tick that is not over yet
+ * @max:     most nodes to hand out (the execution cap); 0 means no cap
+ * @expired: list receiving the due nodes, unlinked from the engine,
+ *           appended in key order
+ *
+ * A tickless caller woken for the first level-0 key, with nothing else due
+ * before @upto (no later level-0 key, no cascade point) and @expired
+ * empty: that slot holds exactly the due nodes, all with one key, and its
+ * list becomes @expired as it is, without reading it, whatever @max.  A
+ * caller that reads the nodes anyway counts them there, applies its cap
+ * and tells tw_hier_settle(); counting them here first would read every
+ * node twice, the first time from memory (one miss after another, as the
+ * list is a chain of pointers).  Otherwise as tw_hier_advance().
+ *
+ * Return: as tw_hier_advance(), or TW_UNCOUNTED for a slot handed out
+ * whole: @clk is then @upto, the count still includes the slot's nodes,
+ * and tw_hier_settle() must follow.
+ */
+unsigned int tw_hier_advance_loose(struct tw_hier *h, u64 upto,
+				   unsigned int max,
+				   struct hlist_head *expired)
+{
+	struct tw_hier_out o = { .expired = expired };
+	u64 t0 = h->next0;
+
+	/* One tick with nothing due and no cascade point: the common tick. */
+	if (upto == h->clk + 1 && h->tc > upto && t0 != h->clk) {
+		h->clk = upto;
+		return 0;
+	}
+	if (t0 < upto && t0 < h->tc && hlist_empty(expired)) {
+		unsigned long s = t0 & tw_hier_mask0(h);
+
+		hlist_move_list(&h->l0[s], expired);
+		tw_hier_l0_clear(h, s);
+		h->clk = t0 + 1;
+		h->next0 = tw_hier_search_l0(h);
+		if (h->next0 >= upto && h->tc > upto) {
+			h->clk = upto;
+			return TW_UNCOUNTED;
+		}
+		/*
+		 * More is due: count this slot and walk on, unless the cap cut
+		 * it (the rest went back, @clk is on @t0 again).  A cap met at
+		 * the slot's end leaves the walk to do the cascade at @clk.
+		 */
+		o.n = tw_hier_count_out(h, max, expired, &o.last);
+		if (h->clk == t0)
+			return o.n;
+		return tw_hier_walk(h, upto, max, &o);
+	}
+	if (!hlist_empty(expired))
+		for (o.last = expired->first; o.last->next; o.last = o.last->next)
+			;
+	return tw_hier_walk(h, upto, max, &o);
+}
+
 /**
  * tw_hier_advance() - process the ticks before @upto
  * @h:       the engine
@@ -862,60 +987,12 @@ static noinline unsigned int tw_hier_walk(struct tw_hier *h, u64 upto,
 unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			     struct hlist_head *expired)
 {
-	struct tw_hier_out o = { .expired = expired };
-	u64 t0 = h->next0;
+	unsigned int n = tw_hier_advance_loose(h, upto, max, expired);
+	struct hlist_node *last;
 
-	/* One tick with nothing due and no cascade point: the common tick. */
-	if (upto == h->clk + 1 && h->tc > upto && t0 != h->clk) {
-		h->clk = upto;
-		return 0;
-	}
-	/*
-	 * A tickless caller woken for the first level-0 key, with no cascade
-	 * point before it: every key in that slot is @t0, so the slot's list
-	 * becomes @expired as it is (and the walk goes on from there only if
-	 * more is due).
-	 */
-	if (t0 < upto && t0 < h->tc && hlist_empty(expired)) {
-		unsigned long s = t0 & tw_hier_mask0(h), len = 0;
-		unsigned long lim = max ? max : ULONG_MAX;
-		struct hlist_node *n;
-
-		for (n = h->l0[s].first; n; n = n->next) {
-			/*
-			 * More than the cap allows: the first @max nodes go, the
-			 * slot keeps the rest and @clk stays on it, as the walk
-			 * leaves a capped slot.  Counting no further keeps a
-			 * burst of 10^5 timers from being read whole in every
-			 * pass of @max.
-			 */
-			if (len == lim) {
-				expired->first = h->l0[s].first;
-				expired->first->pprev = &expired->first;
-				o.last->next = NULL;
-				h->l0[s].first = n;
-				n->pprev = &h->l0[s].first;
-				h->count -= max;
-				h->clk = t0;
-				return max;
-			}
-			o.last = n;
-			len++;
-		}
-		hlist_move_list(&h->l0[s], expired);
-		h->count -= len;
-		o.n = len;
-		tw_hier_l0_done(h, s, t0, len);
-		if (h->next0 >= upto && h->tc > upto) {
-			h->clk = upto;
-			return len;
-		}
-		return tw_hier_walk(h, upto, max, &o);
-	}
-	if (!hlist_empty(expired))
-		for (o.last = expired->first; o.last->next; o.last = o.last->next)
-			;
-	return tw_hier_walk(h, upto, max, &o);
+	if (n == TW_UNCOUNTED)
+		n = tw_hier_count_out(h, max, expired, &last);
+	return n;
 }
 
 /**

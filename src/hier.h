@@ -19,14 +19,21 @@
 /* Level 0 of at least 4 bits plus ten levels of 6 bits cover 64 bits. */
 #define TW_HIER_MAX_UP		10
 
+/*
+ * What tw_hier_advance_loose() returns for a level-0 slot handed out whole
+ * and unread; tw_hier_settle() must follow.
+ */
+#define TW_UNCOUNTED		UINT_MAX
+
 /**
  * struct tw_hier - a hierarchical timing wheel
  * @clk:      every tick < @clk has been processed; every key is >= @clk
- * @count:    entries on all levels (not counting those handed out)
+ * @count:    entries on all levels (not counting those handed out; a slot
+ *            handed out whole leaves it at tw_hier_settle())
  * @bits:     log2 of the number of level-0 slots
  * @levels:   number of levels above level 0
  * @max_slot: longest list an advance has walked (a level-0 slot handed
- *            out, or an upper slot cascaded)
+ *            out, or an upper slot cascaded), or a caller took whole
  * @moves:    nodes moved down a level by cascades
  * @tc:       a tick <= the next cascade point (the block start of the first
  *            occupied upper slot), > @clk; TW_NO_TICK when none
@@ -75,6 +82,11 @@ void tw_hier_remove(struct tw_hier *h, struct twheel_node *node);
 void tw_hier_move(struct tw_hier *h, struct twheel_node *node, u64 key);
 unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			     struct hlist_head *expired);
+unsigned int tw_hier_advance_loose(struct tw_hier *h, u64 upto,
+				   unsigned int max,
+				   struct hlist_head *expired);
+void tw_hier_settle(struct tw_hier *h, unsigned int taken,
+		    struct hlist_node *rest);
 u64 tw_hier_next_lower_bound(const struct tw_hier *h);
 u64 tw_hier_next_key(const struct tw_hier *h, u64 bound);
 int tw_hier_node_level(const struct tw_hier *h, const struct twheel_node *node);

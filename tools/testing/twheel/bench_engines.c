@@ -585,8 +585,7 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 				tw_engine_remove(&e, node);
 			break;
 		case OP_ADVANCE:
-			tw_engine_advance(&e, op->arg, 0, &expired);
-			n += drain_expired(&expired);
+			n += drain_advance(&e, op->arg, &expired);
 			break;
 		default:
 			n += drain_all(&e, &expired);

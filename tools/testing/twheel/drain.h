@@ -30,6 +30,23 @@ static inline u64 drain_expired(struct hlist_head *expired)
 }
 
 /*
+ * Advance @e to @upto and do the hand-out work, as the facility's tick
+ * handler does: the engine may hand out a due slot unread, which the
+ * hand-out work counts (there is no cap here).  Returns the nodes handed
+ * out.
+ */
+static inline u64 drain_advance(struct tw_engine *e, u64 upto,
+				struct hlist_head *expired)
+{
+	unsigned int got = tw_engine_advance_loose(e, upto, 0, expired);
+	u64 n = drain_expired(expired);
+
+	if (got == TW_UNCOUNTED)
+		tw_engine_settle(e, n, NULL);
+	return n;
+}
+
+/*
  * A next expiry bound that cannot move the clock would make a drain loop
  * for ever: a broken engine fails the run instead.
  */
@@ -60,8 +77,7 @@ static noinline u64 drain_all(struct tw_engine *e, struct hlist_head *expired)
 
 		if (lb == TW_NO_TICK || lb < tw_engine_clk(e))
 			drain_stuck(e, lb);
-		tw_engine_advance(e, lb + 1, 0, expired);
-		n += drain_expired(expired);
+		n += drain_advance(e, lb + 1, expired);
 	}
 	return n;
 }

@@ -58,6 +58,13 @@ SEEDS = {
     + ins(0, 3, 12, 12) + ins(1, 0, 10) + adv(7, 0, 0) + ins(2, 0, 9)
     + adv(7, 0, 0) + b"".join(ins(3 + n, 0, 5) for n in range(4))
     + adv(7, 0x81, 0) + adv(7, 0x81, 0) + adv(7, 0, 0) + adv(7, 0, 0),
+    # The same the facility's way (sel bit 0x10): a slot handed out whole
+    # and unread, counted and capped by the caller, the rest put back.
+    "tickless-loose": bytes([0, 0])
+    + ins(0, 3, 12, 12) + ins(1, 0, 10) + adv(0x17, 0, 0) + ins(2, 0, 9)
+    + adv(0x17, 0, 0) + b"".join(ins(3 + n, 0, 5) for n in range(4))
+    + adv(0x17, 0x81, 0) + adv(0x17, 0x81, 0) + adv(0x17, 0, 0)
+    + adv(0x17, 0, 0),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

@@ -694,7 +694,9 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
  * Move at most @budget due timers from the engine to the expired list and
  * mark them.  The marking reads every timer anyway, so the engine may hand
  * out a due slot unread, and this loop counts and caps it: one pass over
- * cold timers instead of two.  Returns how many were moved.
+ * cold timers instead of two.  The list is empty here: only this handler
+ * fills it, and twheel_run_expired() empties it before the handler ends.
+ * Returns how many were moved.
  */
 static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 					unsigned int budget)
@@ -702,10 +704,11 @@ static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 	struct hlist_node *rest = NULL;
 	struct twheel_timer *timer;
 	unsigned int got, n = 0;
-	HLIST_HEAD(due);
 
-	got = tw_engine_advance_loose(&base->engine, upto, budget, &due);
-	hlist_for_each_entry(timer, &due, node.entry) {
+	WARN_ON_ONCE(!hlist_empty(&base->expired));
+	got = tw_engine_advance_loose(&base->engine, upto, budget,
+				      &base->expired);
+	hlist_for_each_entry(timer, &base->expired, node.entry) {
 		if (n == budget) {
 			rest = &timer->node.entry;
 			break;
@@ -715,19 +718,6 @@ static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 	}
 	if (got == TW_UNCOUNTED)
 		tw_engine_settle(&base->engine, n, rest);
-	if (!n)
-		return 0;
-	/* @expired is empty between passes of the handler: no walk here */
-	if (hlist_empty(&base->expired)) {
-		hlist_move_list(&due, &base->expired);
-	} else {
-		struct hlist_node *tail = base->expired.first;
-
-		while (tail->next)
-			tail = tail->next;
-		tail->next = due.first;
-		due.first->pprev = &tail->next;
-	}
 	base->nr_expired += n;
 	return n;
 }

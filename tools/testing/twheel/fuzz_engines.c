@@ -457,7 +457,7 @@ NO_COVERAGE static void check_engine(void)
 /* A key relative to the clock, in the shapes that stress the engines. */
 static u64 pick_insert_key(struct input *in)
 {
-	u64 size = tw_engine_slots(&E), clk = CLK, back;
+	u64 size = tw_engine_slots(&E), clk = CLK, back, a;
 	unsigned int sel = get8(in);
 	int other;
 
@@ -470,15 +470,18 @@ static u64 pick_insert_key(struct input *in)
 	case 2:		/* exact multiples of the span */
 		return add(clk, size * (get8(in) % 5));
 	case 3:		/* a revolution or more out, off the slot of clk */
-		return add(clk, size * (1 + get8(in) % 4) + get8(in) % size);
+		/* the bytes in order: a C expression does not sequence them */
+		a = get8(in);
+		return add(clk, size * (1 + a % 4) + get8(in) % size);
 	case 4:		/* far future, beyond 2^32 ticks, or a power of two */
 		if (sel & 0x80)
 			return cap(1ULL << (get8(in) % 64));
 		return add(clk, (1ULL << 32) + getn(in, 4));
 	case 5:		/* a bucket start of a random level */
+		a = add(clk, getn(in, 2));
 		if (sel & 0x80)
-			return add(clk, getn(in, 2)) & ~((1ULL << (get8(in) % 40)) - 1);
-		return add(clk, getn(in, 2));
+			a &= ~((1ULL << (get8(in) % 40)) - 1);
+		return a;
 	case 6:		/* absolute, anywhere (often in the past) */
 		return cap(getn(in, (sel & 0x80) ? 8 : 6));
 	default:	/* share a key (or its slot) with another node */
@@ -579,7 +582,8 @@ static void op_advance(struct input *in)
 		step = size + 1 + getn(in, 2);
 		break;
 	case 4:		/* huge */
-		step = (getn(in, 4) + 1) << (get8(in) % 24);
+		step = getn(in, 4) + 1;
+		step <<= get8(in) % 24;
 		break;
 	case 5:		/* to the next slot-0 boundary, or a few after */
 		step = size - (from & (size - 1)) + get8(in) % 3;
@@ -754,10 +758,16 @@ static void op_pick_key(struct input *in)
 		lo = getn(in, 8);
 		break;
 	default:
-		lo = getn(in, 3) << (get8(in) % 48);
+		lo = getn(in, 3);
+		lo <<= get8(in) % 48;
 		break;
 	}
-	hi = lo + ((sel & 0x40) ? getn(in, 8) : get8(in) * (get8(in) + 1));
+	if (sel & 0x40) {
+		hi = lo + getn(in, 8);
+	} else {
+		hi = get8(in);
+		hi = lo + hi * (get8(in) + 1);
+	}
 	if (hi < lo)
 		hi = TW_NO_TICK;
 

@@ -310,10 +310,10 @@ static void emit(enum impl impl, unsigned long n, const char *op,
 static struct twheel *bench_wheel(enum impl impl)
 {
 	if (impl == TWHEEL || impl == TWHEEL_ANYCPU)
-		return twheel_create(NSEC_PER_MSEC, 12, 4096);
+		return twheel_create(NSEC_PER_MSEC, TWHEEL_BITS_DEFAULT, 4096);
 	if (impl == TWHEEL_SINGLE)
-		return twheel_create_flags(NSEC_PER_MSEC, 12, 4096,
-					   TWHEEL_ENGINE_HIER,
+		return twheel_create_flags(NSEC_PER_MSEC, TWHEEL_BITS_DEFAULT,
+					   4096, TWHEEL_ENGINE_HIER,
 					   TWHEEL_CREATE_SINGLE_BASE);
 	return NULL;
 }

@@ -485,6 +485,34 @@ static void tw_hier_next_lower_bound_far_timer_one_wakeup(struct kunit *test)
 }
 
 /*
+ * Removals of the earliest keys, on level 0 and on an upper level, move the
+ * bound on to the next key: no wakeup for a slot the removals emptied, nor
+ * for one emptied while the engine held nothing.
+ */
+static void tw_hier_next_lower_bound_after_removals(struct kunit *test)
+{
+	struct twe *t = twe_new(test, 8, 0);
+
+	twe_hier(test, t);
+	twe_insert(t, 0, 100);
+	twe_insert(t, 1, 150);
+	/* level 1 holds 2^8 .. 2^14: slots 3 and 19 of 2^8 ticks */
+	twe_insert(t, 2, 1000);
+	twe_insert(t, 3, 5000);
+	twe_remove(t, 0);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 150ULL);
+	twe_remove(t, 1);
+	twe_remove(t, 2);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 5000ULL);
+	twe_remove(t, 3);
+	twe_insert(t, 4, 9000);
+	KUNIT_EXPECT_EQ(test, tw_engine_next_lower_bound(&t->e), 9000ULL);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 9000, 0), 0U);
+	KUNIT_EXPECT_EQ(test, twe_advance(t, 9001, 0), 1U);
+	KUNIT_EXPECT_EQ(test, t->errors, 0UL);
+}
+
+/*
  * A due node alone in the upper slot being cascaded is handed out by that
  * cascade, without moving down level by level, unless something on level
  * 0 comes first: then it is placed lower and handed out in key order.
@@ -619,6 +647,7 @@ static struct kunit_case twheel_engine_cases[] = {
 	KUNIT_CASE_PARAM(tw_hier_cascade_across_level_boundaries, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_cascade_one_level_down, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_next_lower_bound_far_timer_one_wakeup, twe_gen_params),
+	KUNIT_CASE_PARAM(tw_hier_next_lower_bound_after_removals, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_advance_lone_due_timer_never_moves, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_slack_bucket_start_never_cascades, twe_gen_params),
 	KUNIT_CASE_PARAM(tw_hier_move_later_stays_in_place, twe_gen_params),

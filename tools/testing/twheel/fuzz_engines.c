@@ -285,6 +285,11 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 		unsigned int sh = lvl_shift(h, level);
 		u64 cur = sh < 64 ? (h->clk >> sh) & (TW_HIER_LVL_SIZE - 1) : 0;
 
+		if (!(h->up_levels & BIT(level - 1)) != !h->up_map[level - 1])
+			FAIL("level %u: map %llx, levels %lx", level,
+			     (unsigned long long)h->up_map[level - 1],
+			     (unsigned long)h->up_levels);
+
 		for (s = 0; s < TW_HIER_LVL_SIZE; s++) {
 			unsigned int idx = tw_hier_up_idx(level, s);
 			struct hlist_head *head = &h->up[idx];

@@ -65,6 +65,17 @@ SEEDS = {
     + adv(0x17, 0, 0) + b"".join(ins(3 + n, 0, 5) for n in range(4))
     + adv(0x17, 0x81, 0) + adv(0x17, 0x81, 0) + adv(0x17, 0, 0)
     + adv(0x17, 0, 0),
+    # Removals that empty the slots of the earliest keys, level 0's and an
+    # upper level's, each followed by the queries, then advances over a
+    # cascade point and a level-0 tick whose slots removals emptied.
+    "remove-stale": bytes([0, 0])
+    + ins(0, 0, 3) + ins(1, 0, 7) + ins(2, 3, 1, 5) + ins(3, 3, 3, 9)
+    + bytes([REM, 0, NEXT, 0x81]) + ins(8, 0, 2)
+    + bytes([REM, 8, NEXT, 3, REM, 1, REM, 2, NEXT, 0x81])
+    + ins(4, 0, 5) + bytes([REM, 4]) + ins(5, 3, 2, 3) + bytes([REM, 5])
+    + adv(2, 0, 60) + ins(6, 0, 2) + bytes([REM, 6]) + adv(0x12, 0, 5)
+    + ins(7, 0, 2) + bytes([REM, 7]) + adv(0x12, 0, 3) + adv(7, 0, 0)
+    + bytes([NEXT, 3]),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

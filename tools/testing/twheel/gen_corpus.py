@@ -70,8 +70,8 @@ SEEDS = {
     # cascade point and a level-0 tick whose slots removals emptied.
     "remove-stale": bytes([0, 0])
     + ins(0, 0, 3) + ins(1, 0, 7) + ins(2, 3, 1, 5) + ins(3, 3, 3, 9)
-    + bytes([REM, 0, NEXT, 0x81]) + ins(8, 0, 2)
-    + bytes([REM, 8, NEXT, 3, REM, 1, REM, 2, NEXT, 0x81])
+    + bytes([REM, 0, NEXT, 3]) + ins(8, 0, 2)
+    + bytes([REM, 8, NEXT, 3, REM, 1, REM, 2, NEXT, 3])
     + ins(4, 0, 5) + bytes([REM, 4]) + ins(5, 3, 2, 3) + bytes([REM, 5])
     + adv(2, 0, 60) + ins(6, 0, 2) + bytes([REM, 6]) + adv(0x12, 0, 5)
     + ins(7, 0, 2) + bytes([REM, 7]) + adv(0x12, 0, 3) + adv(7, 0, 0)

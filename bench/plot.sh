@@ -54,6 +54,15 @@ for i in twheel twheel_b64 twheel_b4096 timerfd posix io_uring; do
 	series user $i arm_cancel >/dev/null
 	series mem $i bytes_per_timer >/dev/null
 done
+# The private wheels' geometry, as the kernel benchmark gives it (none in a
+# CSV of before it emitted the "wheel" rows)
+geometry=$(awk -F, 'NR > 1 && $1 == "wheel" && $2 == "twheel" { v[$4] = $5 + 0 }
+	END {
+		if (!("tick_ns" in v) || !("slots" in v)) exit
+		t = v["tick_ns"]
+		t = t % 1000000 == 0 ? t / 1000000 " ms" : t % 1000 == 0 ? t / 1000 " us" : t " ns"
+		printf " (%s tick, %d slots)", t, v["slots"]
+	}' "$csv")
 # gnuplot warns about empty files; give them one NaN point instead
 for f in "$tmp"/*.dat; do [[ -s "$f" ]] || echo "1 NaN NaN NaN" >"$f"; done
 
@@ -95,7 +104,7 @@ plot "$d/fire-twheel-fire.dat" t "twheel" lw 2, \
      "$d/fire-hrtimer-fire_busy.dat" t "hrtimer (busy period)" dt 2
 # Scheme 6's weak spot: a handler run per occupied tick would show here
 # (938/s at 10^6 before the per-slot key bounds); an idle wheel is 0.
-set title "twheel wakeups, N timers an hour out (1 ms tick, 8192 slots)"
+set title "twheel wakeups, N timers an hour out$geometry"
 set ylabel "hrtimer wakeups per second"
 set yrange [0:*]
 plot "$d/tick-twheel-wakeups_per_s.dat" t "after a timer fired" lw 2, \

@@ -42,6 +42,18 @@ fi
 # with bench/readme-table.sh.
 lib=$(<"$here/report-lib.awk")
 awk -F, "$lib"'
+# The tick of the private wheels, as "1 ms", from the run (bench/kernel
+# emits it); "" from a CSV of before that.
+function tick_txt(   t) {
+	if (!has("wheel", "twheel", 0, "tick_ns")) return ""
+	t = g("wheel", "twheel", 0, "tick_ns")
+	return t % 1000000 == 0 ? t / 1000000 " ms" : t % 1000 == 0 ? t / 1000 " us" : t " ns"
+}
+# ", 1 ms tick, 8192 slots", or "" if the CSV does not say
+function geometry() {
+	if (!has("wheel", "twheel", 0, "slots")) return ""
+	return ", " tick_txt() " tick, " g("wheel", "twheel", 0, "slots") " slots"
+}
 function ops_table(s, title,   m, i, k, n, o, N) {
 	m = sorted(s, N)
 	if (!m) return
@@ -161,7 +173,8 @@ END {
 	}
 
 	if ("late" in suite) {
-		print "== Lateness, fired - expires: ns (ticks: twheel 1 ms ticks, timer_list jiffies past timer->expires) =="
+		t = tick_txt()
+		print "== Lateness, fired - expires: ns (ticks: twheel " (t == "" ? "" : t " ") "ticks, timer_list jiffies past timer->expires) =="
 		printf "%-6s %-8s %-11s %12s %12s %12s %8s %8s %8s\n", "case", "N", "impl", "p50 ns", "p99 ns", "max ns", "p50 tk", "p99 tk", "max tk"
 		split("idle load burst", SC, " ")
 		split("twheel timer_list hrtimer", LI, " ")
@@ -195,7 +208,7 @@ END {
 
 	m = sorted("tick", N)
 	if (m) {
-		print "== Per-tick bookkeeping, N timers an hour out (private wheel) =="
+		print "== Per-tick bookkeeping, N timers an hour out (private wheel" geometry() ") =="
 		printf "%-9s %10s %12s %9s %12s %14s\n", "N", "wakeups/s", "cold wkp/s", "max_slot", "ns/tick", "handler ns/s"
 		for (i = 1; i <= m; i++) {
 			n = N[i]
@@ -251,7 +264,8 @@ END {
 	}
 
 	if ("wakeups" in suite) {
-		print "== Wakeups of a private wheel (1 ms tick, 8192 slots) =="
+		t = geometry()
+		print "== Wakeups of a private wheel" (t == "" ? "" : " (" substr(t, 3) ")") " =="
 		printf "  empty wheel: %s/s; one timer 10 s out: %s/s cold, %s/s warm\n\n",
 			cell("wakeups", "twheel", 0, "wakeups_per_s"), cell("wakeups", "twheel", 1, "wakeups_per_s"),
 			cell("wakeups", "twheel", 1, "wakeups_per_s_warm")

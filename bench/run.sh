@@ -356,7 +356,7 @@ bad=$(awk -F, 'NR == 1 { if ($0 != "suite,impl,n,op,ns_per_op,min,max,reps") pri
 	$6 + 0 > $5 + 0 || $5 + 0 > $7 + 0 { print NR ": " $0 }' "$csv")
 rows=$(($(wc -l <"$csv") - 1))
 missing=()
-for s in prims ops ops_short fire spread late setcancel tick wakeups mixed ratas user mem; do
+for s in wheel prims ops ops_short fire spread late setcancel tick wakeups mixed ratas user mem; do
 	grep -q "^$s," "$csv" || missing+=("$s")
 done
 if [[ -z "$bad" && $rows -gt 0 && ${#missing[@]} -eq 0 ]]; then

@@ -56,7 +56,9 @@
  *           @mix_ms, with and without slack: ops/s; each repetition runs
  *           every case, rotated.
  * Every suite repeats @reps times; the intervals (tick_ms, wake_ms,
- * mix_ms) are per repetition.
+ * mix_ms) are per repetition.  Every run also writes two "wheel" rows,
+ * the private wheels' tick (tw_tick_ns) and slot count (2^tw_bits), from
+ * which the reports title their tables and figures.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -2620,6 +2622,10 @@ static int __init bench_init(void)
 	pr_info("start: suites=%s impls=%s reps=%u batch=%u cpus=%u (bench on %d, waits on %d) HZ=%d\n",
 		suites, impls, reps, batch, num_online_cpus(), bench_cpu,
 		other_cpu, HZ);
+	/* the private wheels' geometry, for the reports' headings */
+	emit("wheel", "twheel", 0, "tick_ns", (u64)tw_tick_ns * 1000);
+	if (tw_bits < 32)
+		emit("wheel", "twheel", 0, "slots", BIT_ULL(tw_bits) * 1000);
 
 	if (listed(suites, "prims"))
 		prims();

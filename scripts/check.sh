@@ -44,7 +44,8 @@
 #                 and the base locks sleep); these two here, where they
 #                 even out the lanes
 #     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
-#                 corpus replay and 10 s of libFuzzer on every engine, a
+#                 corpus replay (and its decoding by gcc and clang
+#                 builds compared) and 10 s of libFuzzer on every engine, a
 #                 seconds-long native benchmark run; here for the same
 #                 reason
 # Each lane's output (lane 3: the kcsan modules) goes to

@@ -113,6 +113,19 @@ static u64 key_limit;
 	abort();							\
 } while (0)
 
+/*
+ * With TWHEEL_FUZZ_TRACE in the environment, each run and operation is
+ * printed on stdout as decoded from the input, so that the decodings of
+ * one input by two builds (gcc's replay and clang's) can be compared: C
+ * leaves the order of two reads in one expression to the compiler.
+ */
+static int trace = -1;
+
+#define TRACE(fmt, ...) do {						\
+	if (trace)							\
+		printf(fmt "\n", ##__VA_ARGS__);			\
+} while (0)
+
 static u64 cap(u64 v)
 {
 	return v < key_limit ? v : key_limit - 1;
@@ -524,6 +537,7 @@ static void check_key(const struct twheel_node *node, int i, u64 key)
 
 static void do_insert(struct twheel_node *node, int i, u64 key)
 {
+	TRACE("insert %d %llu", i, (unsigned long long)key);
 	tw_engine_insert(&E, node, key);
 	check_key(node, i, key);
 	set_placed(node, i);
@@ -540,6 +554,7 @@ static void do_move(struct twheel_node *node, int i, u64 key)
 	struct hlist_node *next = node->entry.next, **pprev = node->entry.pprev;
 	u64 old = m[i].key, placed = m[i].placed, s;
 
+	TRACE("move %d %llu", i, (unsigned long long)key);
 	tw_engine_move(&E, node, key);
 	check_key(node, i, key);
 	set_placed(node, i);
@@ -559,6 +574,7 @@ static void do_move(struct twheel_node *node, int i, u64 key)
 
 static void do_remove(struct twheel_node *node, int i)
 {
+	TRACE("remove %d", i);
 	tw_engine_remove(&E, node);
 	m[i].linked = false;
 	if (tw_node_linked(node))
@@ -605,6 +621,8 @@ static void op_advance(struct input *in)
 	if (E.kind == TWHEEL_ENGINE_SCHEME6)
 		upto = cap(upto);
 	max = (capb & 0x80) ? 1 + capb % 16 : 0;
+	TRACE("advance %llu max %u sentinels %d%s", (unsigned long long)upto,
+	      max, sentinels, (sel & 0x10) ? " loose" : "");
 
 	/* Entries already on @expired must stay first. */
 	for (i = sentinels - 1; i >= 0; i--) {
@@ -723,6 +741,7 @@ static void op_next_key(struct input *in)
 		bound = add(CLK, tw_engine_slots(&E) * (get8(in) % 4));
 		break;
 	}
+	TRACE("next_key %llu", (unsigned long long)bound);
 	got = tw_engine_next_key(&E, bound);
 	want = min <= bound ? min : TW_NO_TICK;
 	if (got != want)
@@ -775,6 +794,8 @@ static void op_pick_key(struct input *in)
 	}
 	if (hi < lo)
 		hi = TW_NO_TICK;
+	TRACE("pick_key %llu %llu", (unsigned long long)lo,
+	      (unsigned long long)hi);
 
 	r = tw_wheel_pick_key(lo, hi);
 	if (r < lo || r > hi)
@@ -847,6 +868,8 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 	}
 	clk = cap(clk);
 	op_no = 0;
+	TRACE("%s bits %u clk %llu", tw_engine_name(kind), bits,
+	      (unsigned long long)clk);
 	if (tw_engine_mem_size(kind, bits) > sizeof(mem))
 		FAIL("engine needs %zu bytes", tw_engine_mem_size(kind, bits));
 	tw_engine_init(&E, kind, mem, bits, clk);
@@ -910,6 +933,8 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
+	if (trace < 0)
+		trace = !!getenv("TWHEEL_FUZZ_TRACE");
 	run(TWHEEL_ENGINE_HIER, data, size);
 	run(TWHEEL_ENGINE_SCHEME6, data, size);
 	run(TWHEEL_ENGINE_LAWN, data, size);

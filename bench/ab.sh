@@ -157,7 +157,8 @@ mkdir -p "$(dirname "$csv")"
 } >"$csv"
 echo "A/B on $kernel: old = $old_id, new = $new_id; $rounds rounds; $params${uargs:+; twheel_ubench $uargs}"
 echo "(medians over the rounds, range in brackets; ratio = new / old of the same round)"
-awk -F, 'NR > 1 {
+# (the "wheel" rows give the private wheels' geometry, not a measurement)
+awk -F, 'NR > 1 && $3 != "wheel" {
 	k = $3 "," $4 "," $5 "," $6
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
 	v[k, $2, $1] = $7; rs[$1] = 1

@@ -76,7 +76,7 @@
  * The engines are compiled into this file, as the heap is; their entry
  * points stay calls, as they are from the facility in another object,
  * while the heap's operations are inlined into its replay loop.  That
- * favours the heap (benchmarks.rst, *What a list costs at 10^7 timers*).
+ * favours the heap (bench-log.rst, *What a list costs at 10^7 timers*).
  */
 #include "../../../src/wheel.c"
 #include "../../../src/hier.c"

@@ -54,15 +54,10 @@ for i in twheel twheel_b64 twheel_b4096 timerfd posix io_uring; do
 	series user $i arm_cancel >/dev/null
 	series mem $i bytes_per_timer >/dev/null
 done
-# The private wheels' geometry, as the kernel benchmark gives it (none in a
-# CSV of before it emitted the "wheel" rows)
-geometry=$(awk -F, 'NR > 1 && $1 == "wheel" && $2 == "twheel" { v[$4] = $5 + 0 }
-	END {
-		if (!("tick_ns" in v) || !("slots" in v)) exit
-		t = v["tick_ns"]
-		t = t % 1000000 == 0 ? t / 1000000 " ms" : t % 1000 == 0 ? t / 1000 " us" : t " ns"
-		printf " (%s tick, %d slots)", t, v["slots"]
-	}' "$csv")
+# The private wheels' geometry, as bench/report.sh titles its tables
+# (none from a CSV of before the kernel benchmark wrote it)
+geometry=$(awk -F, "$(<"$here/report-lib.awk")"'
+	END { t = geometry(); if (t != "") printf " (%s)", t }' "$csv")
 # gnuplot warns about empty files; give them one NaN point instead
 for f in "$tmp"/*.dat; do [[ -s "$f" ]] || echo "1 NaN NaN NaN" >"$f"; done
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The part of bench/report.sh and bench/readme-table.sh that reads a
+# The part of bench/report.sh, bench/readme-table.sh and bench/plot.sh
+# that reads a
 # benchmark CSV and decides: one definition of a cell, a ratio, its range
 # and a verdict for both.  Not a program of its own: each script puts its
 # END block after this text (awk -F, "$(cat report-lib.awk)$prog").
@@ -81,6 +82,18 @@ function sorted(s, out,   k, m, i, j, t) {
 # counters' resolution, which would make a ratio of 0 look like a win
 function ratio_pos(s, a, b, n, o) {
 	return ratio(s, a, b, n, o) && lo[s "," a "," n "," o] > 0
+}
+# The tick of the private wheels, as "1 ms", from the run's "wheel" rows
+# (bench/kernel emits them); "" from a CSV of before them.
+function tick_txt(   t) {
+	if (!has("wheel", "twheel", 0, "tick_ns")) return ""
+	t = g("wheel", "twheel", 0, "tick_ns")
+	return t % 1000000 == 0 ? t / 1000000 " ms" : t % 1000 == 0 ? t / 1000 " us" : t " ns"
+}
+# "1 ms tick, 8192 slots", or "" if the CSV does not say
+function geometry() {
+	if (!has("wheel", "twheel", 0, "slots")) return ""
+	return tick_txt() " tick, " g("wheel", "twheel", 0, "slots") " slots"
 }
 # 10^k for round powers of ten, else the number
 function pow10(n,   e, x) {

@@ -42,18 +42,6 @@ fi
 # with bench/readme-table.sh.
 lib=$(<"$here/report-lib.awk")
 awk -F, "$lib"'
-# The tick of the private wheels, as "1 ms", from the run (bench/kernel
-# emits it); "" from a CSV of before that.
-function tick_txt(   t) {
-	if (!has("wheel", "twheel", 0, "tick_ns")) return ""
-	t = g("wheel", "twheel", 0, "tick_ns")
-	return t % 1000000 == 0 ? t / 1000000 " ms" : t % 1000 == 0 ? t / 1000 " us" : t " ns"
-}
-# ", 1 ms tick, 8192 slots", or "" if the CSV does not say
-function geometry() {
-	if (!has("wheel", "twheel", 0, "slots")) return ""
-	return ", " tick_txt() " tick, " g("wheel", "twheel", 0, "slots") " slots"
-}
 function ops_table(s, title,   m, i, k, n, o, N) {
 	m = sorted(s, N)
 	if (!m) return
@@ -208,7 +196,8 @@ END {
 
 	m = sorted("tick", N)
 	if (m) {
-		print "== Per-tick bookkeeping, N timers an hour out (private wheel" geometry() ") =="
+		t = geometry()
+		print "== Per-tick bookkeeping, N timers an hour out (private wheel" (t == "" ? "" : ", " t) ") =="
 		printf "%-9s %10s %12s %9s %12s %14s\n", "N", "wakeups/s", "cold wkp/s", "max_slot", "ns/tick", "handler ns/s"
 		for (i = 1; i <= m; i++) {
 			n = N[i]
@@ -265,7 +254,7 @@ END {
 
 	if ("wakeups" in suite) {
 		t = geometry()
-		print "== Wakeups of a private wheel" (t == "" ? "" : " (" substr(t, 3) ")") " =="
+		print "== Wakeups of a private wheel" (t == "" ? "" : " (" t ")") " =="
 		printf "  empty wheel: %s/s; one timer 10 s out: %s/s cold, %s/s warm\n\n",
 			cell("wakeups", "twheel", 0, "wakeups_per_s"), cell("wakeups", "twheel", 1, "wakeups_per_s"),
 			cell("wakeups", "twheel", 1, "wakeups_per_s_warm")

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The part of bench/report.sh, bench/readme-table.sh and bench/plot.sh
-# that reads a
-# benchmark CSV and decides: one definition of a cell, a ratio, its range
-# and a verdict for both.  Not a program of its own: each script puts its
-# END block after this text (awk -F, "$(cat report-lib.awk)$prog").
+# that reads a benchmark CSV and decides: one definition of a cell, a
+# ratio, its range and a verdict, and of the private wheels' geometry, for
+# all three.  Not a program of its own: each script puts its END block
+# after this text (awk -F, "$(cat report-lib.awk)$prog").
 #
 # Input: suite,impl,n,op,ns_per_op,min,max,reps (the median over the
 # repetitions, their min and max, their number); five-column rows

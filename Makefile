@@ -9,7 +9,7 @@
 #   make kunit        KUnit suites in the debug kernel VM
 #   make kcsan        KUnit suites, ioctl fuzzer and stress in VMs of the
 #                     kcsan (race detector) kernel
-#   make selftest     selftests/ in stock 6.1, stock 6.12, debug and
+#   make selftest     tests/selftests/ in stock 6.1, stock 6.12, debug and
 #                     PREEMPT_RT 6.1 and 6.12 (rt61, rt612) VMs
 #   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
 #                     header sets, W=1 on the PREEMPT_RT ones, shellcheck
@@ -55,16 +55,16 @@ modules:
 	@echo "1 passed, 0 failed"
 
 modules-all:
-	@scripts/build-modules.sh stock61 stock612 rt61 rt612 debug kcsan
+	@tests/vm/build-modules.sh stock61 stock612 rt61 rt612 debug kcsan
 
 kunit:
-	@scripts/vm-run.sh --min-tests 1 debug kunit
+	@tests/vm/vm-run.sh --min-tests 1 debug kunit
 
 kcsan:
-	@scripts/kcsan.sh
+	@tests/vm/kcsan.sh
 
 selftest:
-	@scripts/selftest.sh stock61 stock612 debug rt61 rt612
+	@tests/vm/selftest.sh stock61 stock612 debug rt61 rt612
 
 lint:
 	@scripts/lint.sh
@@ -78,7 +78,7 @@ check:
 demo:
 	@scripts/deps.sh all
 	@TWHEEL_VM_MEM=2G TWHEEL_VM_APPEND=tsc=reliable \
-		scripts/vm-run.sh --min-tests 2 stock61 demo
+		tests/vm/vm-run.sh --min-tests 2 stock61 demo
 
 bench:
 	@scripts/deps.sh all
@@ -86,7 +86,7 @@ bench:
 
 fuzz:
 	@scripts/deps.sh lint
-	@$(MAKE) --no-print-directory -C tools/testing/twheel fuzz
+	@$(MAKE) --no-print-directory -C tests/engines fuzz
 
 clean:
 	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
@@ -94,7 +94,7 @@ clean:
 	rm -rf build .checkpatch-camelcase.*
 
 robust:
-	@scripts/robust.sh
+	@tests/vm/robust.sh
 
 docs:
 	@scripts/docs.sh

@@ -2,7 +2,7 @@
 #
 # Sphinx configuration of the twheel documentation.  Build it with
 # `make docs` (scripts/docs.sh), which sets TWHEEL_KSRC to the extracted
-# linux-source tree (scripts/kernels.sh source).  Its
+# linux-source tree (tests/vm/kernels.sh source).  Its
 # Documentation/sphinx/kerneldoc.py extension runs its scripts/kernel-doc
 # on our sources, as the kernel's own documentation build does; nothing of
 # the kernel is copied into this repository.
@@ -17,7 +17,7 @@ TOPDIR = os.path.dirname(DOCDIR)
 KSRC = os.environ.get('TWHEEL_KSRC', '')
 if not os.path.isfile(os.path.join(KSRC, 'scripts', 'kernel-doc')):
     raise RuntimeError('TWHEEL_KSRC must name an extracted linux-source tree '
-                       '(scripts/kernels.sh source); run make docs')
+                       '(tests/vm/kernels.sh source); run make docs')
 sys.path.insert(0, os.path.join(KSRC, 'Documentation', 'sphinx'))
 
 

@@ -65,7 +65,7 @@ build_rev() {
 	mkdir -p "$src"
 	git -C "$TWHEEL_ROOT" archive "$rev" | tar -x -C "$src"
 	log "building twheel.ko of $rev ($name)"
-	TWHEEL_BUILD=$out/build-$name "$src/scripts/build-modules.sh" "$kernel" \
+	TWHEEL_BUILD=$out/build-$name "$src/tests/vm/build-modules.sh" "$kernel" \
 		>>"$buildlog" 2>&1 || { cat "$buildlog" >&2; die "build of $rev failed"; }
 	cp "$out/build-$name/mod/$kernel/src/twheel.ko" "$out/pay/twheel_$name.ko"
 	rev_id=$(git -C "$TWHEEL_ROOT" rev-parse --short "$rev")
@@ -79,14 +79,14 @@ if ((${#revs[@]} == 2)); then
 	symvers=$out/build-new/mod/$kernel/Module.symvers
 else
 	log "building twheel.ko of the working tree (new)"
-	"$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" >>"$buildlog" 2>&1 ||
+	"$TWHEEL_ROOT/tests/vm/build-modules.sh" "$kernel" >>"$buildlog" 2>&1 ||
 		{ cat "$buildlog" >&2; die "build of the working tree failed"; }
 	cp "$TWHEEL_BUILD/mod/$kernel/src/twheel.ko" "$out/pay/twheel_new.ko"
 	symvers=$TWHEEL_BUILD/mod/$kernel/Module.symvers
 	new_id="working tree ($(git -C "$TWHEEL_ROOT" rev-parse --short HEAD)+)"
 fi
 
-kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$kernel")
+kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$kernel")
 kmod=$out/kmod
 rsync -a "$BENCH_DIR/kernel/" "$kmod/"
 log "building twheel_bench.ko against the new build's symbols"
@@ -142,7 +142,7 @@ TWHEEL_VM_APPEND="${TWHEEL_VM_APPEND:-} tsc=reliable"	# see bench/run.sh
 export TWHEEL_VM_MEM TWHEEL_VM_TIMEOUT TWHEEL_VM_APPEND
 log "booting $kernel: $old_id (old) against $new_id (new), $rounds rounds: $params"
 vm_rc=0
-"$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 "$kernel" "$plan" >"$out/vm.out" 2>&1 || vm_rc=$?
+"$TWHEEL_ROOT/tests/vm/vm-run.sh" --min-tests 1 "$kernel" "$plan" >"$out/vm.out" 2>&1 || vm_rc=$?
 console=$TWHEEL_BUILD/vm/$kernel-ab.clean.log
 ((vm_rc == 0)) || { tail -n 30 "$out/vm.out" >&2; die "VM run failed (see $out/vm.out)"; }
 

@@ -3,7 +3,7 @@
 #
 # twheel benchmarks: build the in-kernel benchmark module and the static
 # userspace benchmark, boot the stock 6.1 kernel once through the harness
-# (scripts/vm-run.sh) with a plan that runs both, and collect the results.
+# (tests/vm/vm-run.sh) with a plan that runs both, and collect the results.
 #
 # Usage: bench/run.sh [--smoke | --profile | --insn] [--plots] [--kernel KERNEL]
 #   (no option)  full run (N = 10^3 .. 10^6, 7 repetitions, implementations
@@ -132,13 +132,13 @@ done
 
 buildlog=$out/build.log
 : >"$buildlog"
-log "building twheel for $kernel (scripts/build-modules.sh)"
-if ! "$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" >>"$buildlog" 2>&1; then
+log "building twheel for $kernel (tests/vm/build-modules.sh)"
+if ! "$TWHEEL_ROOT/tests/vm/build-modules.sh" "$kernel" >>"$buildlog" 2>&1; then
 	cat "$buildlog" >&2
 	notok "twheel modules for $kernel"
 	finish
 fi
-kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$kernel")
+kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$kernel")
 symvers=$TWHEEL_BUILD/mod/$kernel/Module.symvers
 
 # The benchmark module, out of tree: its own copy per kernel.
@@ -296,7 +296,7 @@ EOF
 log "booting $kernel ($mode run; TWHEEL_VM_MEM=$TWHEEL_VM_MEM, timeout ${TWHEEL_VM_TIMEOUT} s)"
 vmout=$out/vm-$mode.out
 vm_rc=0
-"$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 1 "$kernel" "$plan" >"$vmout" 2>&1 || vm_rc=$?
+"$TWHEEL_ROOT/tests/vm/vm-run.sh" --min-tests 1 "$kernel" "$plan" >"$vmout" 2>&1 || vm_rc=$?
 # (not the CSV rows, nor the symbols --insn prints in base64)
 grep -avE 'csv,|^[A-Za-z0-9+/=]{40,}$' "$vmout" | tail -n 40
 if ((vm_rc == 0)); then

@@ -32,9 +32,9 @@ fail=0
 buildlog=$out/smp-build.log
 : >"$buildlog"
 
-"$TWHEEL_ROOT/scripts/build-modules.sh" "$kernel" >>"$buildlog" 2>&1 ||
+"$TWHEEL_ROOT/tests/vm/build-modules.sh" "$kernel" >>"$buildlog" 2>&1 ||
 	die "twheel build failed: $buildlog"
-kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$kernel")
+kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$kernel")
 kmod=$out/kmod-$kernel
 mkdir -p "$kmod"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
@@ -79,7 +79,7 @@ for cpus in "$@"; do
 	if TWHEEL_VM_CPUS=$cpus TWHEEL_VM_MEM=${TWHEEL_VM_MEM:-4G} \
 		TWHEEL_VM_TIMEOUT=${TWHEEL_VM_TIMEOUT:-3600} \
 		TWHEEL_VM_APPEND="${TWHEEL_VM_APPEND:-} tsc=reliable" \
-		"$TWHEEL_ROOT/scripts/vm-run.sh" --min-tests 4 "$kernel" "$plan" \
+		"$TWHEEL_ROOT/tests/vm/vm-run.sh" --min-tests 4 "$kernel" "$plan" \
 		>"$vmout" 2>&1; then
 		echo "ok - $cpus vCPUs"
 		pass=$((pass + 1))

@@ -43,7 +43,7 @@
 #                 move between bases keeps its CPU with migrate_disable()
 #                 and the base locks sleep); these two here, where they
 #                 even out the lanes
-#     wheel-fuzz  the engines built in userspace (tools/testing/twheel):
+#     wheel-fuzz  the engines built in userspace (tests/engines):
 #                 corpus replay (and its decoding by gcc and clang
 #                 builds compared) and 10 s of libFuzzer on every engine, a
 #                 seconds-long native benchmark run; here for the same
@@ -74,8 +74,8 @@ lane1() {
 	step lint make --no-print-directory lint
 	step docs make --no-print-directory docs
 	step dkms make --no-print-directory dkms-check
-	step "selftest stock" scripts/selftest.sh stock61 stock612
-	step "robust stock61" scripts/robust.sh stock61
+	step "selftest stock" tests/vm/selftest.sh stock61 stock612
+	step "robust stock61" tests/vm/robust.sh stock61
 	step bench-smoke make --no-print-directory -C bench smoke
 	step kcsan make --no-print-directory kcsan
 }
@@ -83,20 +83,21 @@ lane1() {
 lane2() {
 	# make selftest, make robust and make kunit, in one VM: each debug
 	# VM pays about 40 s for its boot and kmemleak's closing scans.
-	TWHEEL_VM_MEM=1G step "debug" scripts/vm-run.sh --timeout 3600 \
+	TWHEEL_VM_MEM=1G step "debug" tests/vm/vm-run.sh --timeout 3600 \
 		--min-tests 8 debug selftest robust lifecycle hotplug kunit
-	step "selftest rt61" scripts/selftest.sh rt61
-	step "selftest rt612" scripts/selftest.sh rt612
+	step "selftest rt61" tests/vm/selftest.sh rt61
+	step "selftest rt612" tests/vm/selftest.sh rt612
 	step insn-smoke make --no-print-directory -C bench insn-smoke
-	TWHEEL_ROBUST_PLANS=hotplug step "hotplug" scripts/robust.sh \
+	TWHEEL_ROBUST_PLANS=hotplug step "hotplug" tests/vm/robust.sh \
 		stock612 rt61 rt612
-	step wheel-fuzz make --no-print-directory -C tools/testing/twheel smoke
+	step wheel-fuzz make --no-print-directory -C tests/engines smoke
+	step engines-bench make --no-print-directory -C bench/engines smoke
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them.
 lane3() {
 	step "modules kcsan" with_build_lock modules-kcsan \
-		nice -n 19 scripts/build-modules.sh kcsan
+		nice -n 19 tests/vm/build-modules.sh kcsan
 }
 
 # Run lane $1 in a subshell, its output to build/check-lane$1.log and its
@@ -135,7 +136,7 @@ start=$SECONDS
 "$TWHEEL_ROOT/scripts/deps.sh" all
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
-step modules scripts/build-modules.sh stock61 stock612 debug rt61 rt612
+step modules tests/vm/build-modules.sh stock61 stock612 debug rt61 rt612
 step tools make --no-print-directory -C tools check
 
 if [[ ${TWHEEL_CHECK_JOBS:-2} == 1 ]]; then

@@ -20,7 +20,7 @@ set -euo pipefail
 # linux-headers-amd64 / linux-headers-6.12-amd64 / linux-headers-rt-amd64 /
 # linux-headers-6.12-rt-amd64 are Debian's meta packages that follow the
 # current 6.1, 6.12, PREEMPT_RT 6.1 and PREEMPT_RT 6.12 ABIs;
-# scripts/kernels.sh downloads the matching images (stock61, stock612, rt61,
+# tests/vm/kernels.sh downloads the matching images (stock61, stock612, rt61,
 # rt612), and lint.sh compiles for the RT headers too (the RT branches of
 # src/facility.c compile nowhere else).  The 6.12 headers packages depend on
 # their image (signed or -unsigned), so apt installs that image on the host
@@ -37,7 +37,7 @@ BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev)
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
-# engines (tools/testing/twheel).
+# engines (tests/engines).
 LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
 # Sphinx for `make docs`; dkms for `make dkms-check`.
 DOCS=(python3-sphinx)

@@ -8,7 +8,7 @@
 #             work tree (as `sudo dkms add .` does), `dkms build` and
 #             `dkms install -k <release>` into private trees (--dkmstree,
 #             --sourcetree, --installtree, --no-depmod, --kernelsourcedir
-#             from scripts/kernels.sh kdir), then modinfo of the installed
+#             from tests/vm/kernels.sh kdir), then modinfo of the installed
 #             twheel.ko: vermagic, description, author and license as in
 #             the source, version equal to dkms.conf's PACKAGE_VERSION and
 #             MODULE_VERSION(), and every module_param of src/ present with
@@ -259,8 +259,8 @@ modinfo_checks() {
 
 declare -A DKMS_TIME
 for k in "${KERNELS[@]}"; do
-	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
-	rel=$("$TWHEEL_ROOT/scripts/kernels.sh" release "$k")
+	kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k")
+	rel=$("$TWHEEL_ROOT/tests/vm/kernels.sh" release "$k")
 	opts=(-m "$PKG" -v "$VER" -k "$rel" --kernelsourcedir "$kdir")
 	mkdir -p "$W/modules/$rel"
 	t=$SECONDS
@@ -330,9 +330,9 @@ staged() {
 # not for.
 install_checks() {
 	local k=$1 other=$2 kdir rel other_kdir tree stage moddir ko others
-	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")
-	rel=$("$TWHEEL_ROOT/scripts/kernels.sh" release "$k")
-	other_kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$other")
+	kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k")
+	rel=$("$TWHEEL_ROOT/tests/vm/kernels.sh" release "$k")
+	other_kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$other")
 	tree=$W/tree-$k
 	stage=$W/stage-$k
 	moddir=lib/modules/$rel/extra/twheel
@@ -430,7 +430,7 @@ is "udev/twheel.conf loads the twheel module" "$(grep -Ev '^(#|$)' udev/twheel.c
 live_checks() {
 	local k=$1 rel live=$W/live d
 	local dirs=(/lib/modules /etc/udev/rules.d /etc/modules-load.d)
-	rel=$("$TWHEEL_ROOT/scripts/kernels.sh" release "$k")
+	rel=$("$TWHEEL_ROOT/tests/vm/kernels.sh" release "$k")
 	if [[ $MODE != ns ]]; then
 		skip "$k: live make install/uninstall" "needs a mount namespace"
 		return
@@ -446,7 +446,7 @@ live_checks() {
 		shift
 		ns_run "$live/modules=/lib/modules $live/rules=/etc/udev/rules.d $live/load=/etc/modules-load.d" \
 			make --no-print-directory -C "$W/tree-$k" \
-			KDIR="$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k")" "$@" >"$logf" 2>&1
+			KDIR="$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k")" "$@" >"$logf" 2>&1
 	}
 	if live_mk "$W/log/live-install-$k" install LOAD_AT_BOOT=1; then
 		ok "$k: live make install LOAD_AT_BOOT=1"

@@ -5,7 +5,7 @@
 # Documentation/ (conf.py, index.rst and the pages it lists).
 #
 # kernel-doc comments are extracted at build time with the kernel's own
-# tooling from the extracted linux-source-6.1 tree (scripts/kernels.sh
+# tooling from the extracted linux-source-6.1 tree (tests/vm/kernels.sh
 # source): conf.py puts its Documentation/sphinx on sys.path for the
 # kerneldoc extension, which runs its scripts/kernel-doc on our sources.
 #
@@ -48,7 +48,7 @@ check_documented() {
 }
 
 "$TWHEEL_ROOT/scripts/deps.sh" docs || fail "missing packages"
-KSRC=$("$TWHEEL_ROOT/scripts/kernels.sh" source) || fail "no linux-source tree"
+KSRC=$("$TWHEEL_ROOT/tests/vm/kernels.sh" source) || fail "no linux-source tree"
 
 # Debian's Sphinx (python3-sphinx), not whatever python3 comes first in PATH.
 SPHINX=/usr/bin/sphinx-build

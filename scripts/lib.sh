@@ -17,19 +17,19 @@ TWHEEL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TWHEEL_CACHE=${TWHEEL_CACHE:-${HOME:-/root}/.cache/twheel}
 TWHEEL_BUILD=${TWHEEL_BUILD:-$TWHEEL_ROOT/build}
 
-# The kernels the selftests run on by default (scripts/selftest.sh), in the
+# The kernels the selftests run on by default (tests/vm/selftest.sh), in the
 # order `make check` runs them.  rt61 and rt612 are Debian 12's PREEMPT_RT
 # 6.1 and 6.12 kernels: the RT branches of twheel (the expiry lock, the
 # sleeping base locks) run nowhere else.
 TWHEEL_KERNELS=(stock61 stock612 debug rt61 rt612)
-# Kernels built from linux-source-6.1 with scripts/<name>-kernel.config.
+# Kernels built from linux-source-6.1 with tests/vm/<name>-kernel.config.
 # "kcsan" (the race detector) is deliberately not in TWHEEL_KERNELS: KCSAN
 # under TCG is slower still than the debug kernel, and the selftests are
 # mostly one thread checking the API's answers (plus the 32-bit tests and
 # fault injection, which the kcsan kernel lacks): they would add minutes to
 # every `make selftest` for little KCSAN could see.  The kcsan kernel runs
 # what is concurrent -- KUnit and the robust plan's fuzzer and stress -- as
-# a step of its own (scripts/kcsan.sh, `make kcsan`); every script accepts
+# a step of its own (tests/vm/kcsan.sh, `make kcsan`); every script accepts
 # it by name, and `make modules-all` builds for it.
 TWHEEL_BUILT_KERNELS=(debug kcsan)
 # Every kernel name the harness accepts.
@@ -59,7 +59,7 @@ is_built_kernel() {
 
 # True for Debian's PREEMPT_RT kernels: rt61 (6.1 with the RT patch set)
 # and rt612 (6.12, whose PREEMPT_RT is mainline's).  selftest.sh runs the
-# rt plan (scripts/plans/rt.sh) after the selftest plan on them.
+# rt plan (tests/vm/plans/rt.sh) after the selftest plan on them.
 is_rt_kernel() {
 	case "$1" in
 	rt61 | rt612) return 0 ;;
@@ -154,13 +154,13 @@ report_counted() {
 # products already there so that kbuild rebuilds incrementally.
 sync_module_sources() {
 	local dest=$1 have=() s
-	for s in Kbuild src include kunit samples testmod; do
+	for s in Kbuild src include samples tests/kunit tests/stress; do
 		[[ -e "$TWHEEL_ROOT/$s" ]] && have+=("$s")
 	done
 	mkdir -p "$dest"
 	# --delete drops sources removed from the repo; excluded patterns
 	# (build products) are neither copied nor deleted.
-	(cd "$TWHEEL_ROOT" && rsync -a --delete \
+	(cd "$TWHEEL_ROOT" && rsync -aR --delete \
 		--exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 		--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.a' \
 		--exclude='*.order' --exclude='*.symvers' --exclude='.tmp_versions' \

@@ -16,7 +16,7 @@
 #                mainline's
 #   shell        shellcheck over the harness and benchmark scripts
 # checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
-# (scripts/kernels.sh source), so their data files (spelling.txt,
+# (tests/vm/kernels.sh source), so their data files (spelling.txt,
 # const_structs.checkpatch) sit next to them as they expect.
 # Ends with "N passed, N failed".
 set -euo pipefail
@@ -25,7 +25,7 @@ set -euo pipefail
 cd "$TWHEEL_ROOT"
 
 LINT_KERNELS=(stock61 stock612)
-KSRC=$("$TWHEEL_ROOT/scripts/kernels.sh" source)
+KSRC=$("$TWHEEL_ROOT/tests/vm/kernels.sh" source)
 
 # Run "$@", print its output, and fail if it failed or printed any line
 # matching the regex $1 (a warning that does not change the exit code).
@@ -111,12 +111,14 @@ lint_checkpatch() {
 	# With -f the patch-only checks (FILE_PATH_CHANGES, commit message
 	# rules) do not fire, and our files carry SPDX tags as in-tree ones do.
 	checkpatch_files LINUX_VERSION_CODE \
-		'src/*.[ch]' 'include/*.[ch]' 'kunit/*.[ch]' 'samples/*.[ch]' || rc=1
+		'src/*.[ch]' 'include/*.[ch]' 'samples/*.[ch]' \
+		'tests/kunit/*.[ch]' 'tests/stress/*.[ch]' || rc=1
 	checkpatch_files LINUX_VERSION_CODE,PREFER_KERNEL_TYPES,CAMELCASE \
-		'selftests/*.[ch]' 'tools/*.[ch]' 'bench/*.[ch]' \
-		':!tools/testing/twheel/shim' || rc=1
+		'tests/selftests/*.[ch]' 'tests/engines/*.[ch]' 'tests/lib/*.[ch]' \
+		'tools/*.[ch]' 'bench/*.[ch]' \
+		':!tests/engines/shim' || rc=1
 	checkpatch_files PREFER_KERNEL_TYPES \
-		'tools/testing/twheel/shim/*.h' || rc=1
+		'tests/engines/shim/*.h' || rc=1
 	return "$rc"
 }
 
@@ -143,7 +145,7 @@ lint_kernel_doc() {
 lint_build() {
 	local k=$1 kdir dest jobs=()
 	shift
-	kdir=$("$TWHEEL_ROOT/scripts/kernels.sh" kdir "$k") || return 1
+	kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k") || return 1
 	dest=$TWHEEL_BUILD/lint/$k
 	[[ " $* " == *" TWHEEL_DEBUG=1 "* ]] && dest+=-debug
 	sync_module_sources "$dest"
@@ -164,7 +166,7 @@ lint_w1() {
 	if [[ ${WERROR:-0} == 1 ]]; then
 		echo "WERROR=1: the harness's build of the $k modules (build/mod/$k)"
 		quiet_if_clean ': (warning|error):' with_build_lock "modules-$k" \
-			"$TWHEEL_ROOT/scripts/build-modules.sh" "$k"
+			"$TWHEEL_ROOT/tests/vm/build-modules.sh" "$k"
 		return
 	fi
 	lint_build "$k" "$@"
@@ -173,7 +175,7 @@ lint_w1() {
 lint_shellcheck() {
 	local files=()
 	mapfile -t files < <(git ls-files -co --exclude-standard -- \
-		'scripts/*.sh' 'scripts/vm/*' 'scripts/plans/*.sh' '.ci/run' \
+		'scripts/*.sh' 'tests/vm/guest/*' 'tests/vm/plans/*.sh' '.ci/run' \
 		'bench/*.sh' | sort -u)
 	echo "shellcheck -x ${files[*]}"
 	shellcheck -x "${files[@]}"

@@ -13,7 +13,7 @@
  * backwards from there, so that each runs first in turn and none always
  * runs after the same one (whose frees or cache state it might inherit).
  * Backwards from @r, not from @r - 1: with an even @n that start left the
- * odd items never first (tools/testing/twheel/order_test.c).
+ * odd items never first (bench/engines/order_test.c).
  */
 static inline unsigned int rep_order(unsigned int r, unsigned int j,
 				     unsigned int n)

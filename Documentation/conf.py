@@ -59,7 +59,8 @@ nitpick_ignore = [('c:identifier', name) for name in (
 primary_domain = 'c'
 highlight_language = 'none'
 root_doc = 'index'
-exclude_patterns = []
+# generated/: result tables that benchmarks.rst includes (bench/results-rst.sh)
+exclude_patterns = ['generated']
 
 html_theme = 'alabaster'
 html_title = 'twheel %s' % release

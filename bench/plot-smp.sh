@@ -8,11 +8,11 @@
 # the 2- and 4-vCPU runs.  Needs gnuplot (Debian gnuplot-nox).
 #
 # Usage: bench/plot-smp.sh [CSV_2CPU [CSV_4CPU [PNG]]]
-#   defaults: Documentation/bench-smp-2cpu.csv, ...-4cpu.csv, bench-smp.png
+#   defaults: bench/results/smp-2cpu.csv, smp-4cpu.csv, Documentation/bench-smp.png
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-c2=${1:-$root/Documentation/bench-smp-2cpu.csv}
-c4=${2:-$root/Documentation/bench-smp-4cpu.csv}
+c2=${1:-$root/bench/results/smp-2cpu.csv}
+c4=${2:-$root/bench/results/smp-4cpu.csv}
 png=${3:-$root/Documentation/bench-smp.png}
 command -v gnuplot >/dev/null || { echo "${0##*/}: gnuplot missing: apt-get install gnuplot-nox" >&2; exit 1; }
 d=$(mktemp -d)

@@ -8,7 +8,8 @@
 #
 # Input: suite,impl,n,op,ns_per_op,min,max,reps (the median over the
 # repetitions, their min and max, their number); five-column rows
-# (suite,impl,n,op,value) are one repetition.  A header line is skipped.
+# (suite,impl,n,op,value) are one repetition.  The header line and
+# comment lines (bench/results/ files open with "# commit=...") are skipped.
 #
 # A ratio a/b is median_a/median_b with the range [min_a/max_b,
 # max_a/min_b]: the ratios any pairing of one repetition of each side
@@ -19,7 +20,7 @@
 #   inconclusive  the range contains X: the two sides' min-max ranges
 #                 overlap it, so run-to-run noise could turn it either way
 # followed by * when either side has fewer than 5 repetitions.
-$1 == "suite" { next }
+/^#/ || $1 == "suite" { next }
 {
 	k = $1 "," $2 "," $3 "," $4
 	v[k] = $5 + 0

@@ -56,6 +56,10 @@ SPHINX=/usr/bin/sphinx-build
 
 rm -rf "$OUT/html"
 mkdir -p "$OUT"
+# The result tables are derived from bench/results/: generated here, into
+# the git-ignored Documentation/generated/ that benchmarks.rst includes.
+"$TWHEEL_ROOT/bench/results-rst.sh" Documentation/generated ||
+	fail "bench/results-rst.sh failed"
 read -r -a extra <<<"${SPHINXOPTS:-}"
 log "$SPHINX -b html -W --keep-going -n -E Documentation ${OUT#"$TWHEEL_ROOT"/}/html"
 start=$SECONDS

@@ -21,7 +21,7 @@ function pow10(n,   e) {
 		return "10^" e;
 	return sprintf("%d", n * 10^e);
 }
-NR == 1 { next }
+/^#/ || $1 == "case" { next }
 {
 	key = $1 SUBSEP $3 SUBSEP $4;
 	if (!(key in seen)) {

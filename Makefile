@@ -20,16 +20,18 @@
 #   make bench        benchmarks (Documentation/benchmarks.rst)
 #   make fuzz         libFuzzer on the userspace build of the engines
 #                     (FUZZ_SECONDS, default 60)
-#   make robust       ioctl fuzzer, stress and lifecycle plans in stock 6.1
-#                     and debug VMs (Documentation/robustness.rst); the
-#                     kcsan kernel's runs are make kcsan
+#   make stress       the long and random tests of tests/stress/: the ioctl
+#                     fuzzer, stress and lifecycle plans in stock 6.1 and
+#                     debug VMs (Documentation/robustness.rst); the kcsan
+#                     kernel's runs are make kcsan (make robust: the same)
 #   make docs         Sphinx HTML in build/docs/html, warnings are errors
 #   make dkms-check   dkms add/build for the 6.1 and 6.12 headers, modinfo
 #   make install      modules_install for KDIR plus the udev rule
 #   make uninstall    undo make install
 #   make clean
 #
-# Every target ends with a line "N passed, N failed".
+# Every test target ends with a line "N passed, N failed"; the build
+# targets print what they build.  tests/README.md lists the tests and
 # Documentation/testing.rst describes the harness.
 
 # The running kernel's build tree, else the newest Debian headers installed.
@@ -52,7 +54,6 @@ modules:
 	@test -d "$(KDIR)" || { echo "no kernel build tree: install headers (sudo scripts/deps.sh build) or set KDIR=" >&2; exit 1; }
 	@echo "make $(KBUILD_ARGS) modules"
 	@$(MAKE) --no-print-directory $(KBUILD_ARGS) modules
-	@echo "1 passed, 0 failed"
 
 modules-all:
 	@tests/vm/build-modules.sh stock61 stock612 rt61 rt612 debug kcsan
@@ -93,7 +94,7 @@ clean:
 	$(MAKE) --no-print-directory -C tools clean
 	rm -rf build .checkpatch-camelcase.*
 
-robust:
+stress robust:
 	@tests/vm/robust.sh
 
 docs:
@@ -106,4 +107,4 @@ install uninstall:
 	@KDIR="$(KDIR)" scripts/install.sh $@
 
 .PHONY: all tools modules modules-all kunit kcsan selftest lint check clean demo bench docs fuzz \
-	robust dkms-check install uninstall
+	stress robust dkms-check install uninstall

@@ -15,6 +15,13 @@
 #                (linux-headers-6.12-rt-amd64, rt612's KDIR), whose RT is
 #                mainline's
 #   shell        shellcheck over the harness and benchmark scripts
+#   tree         Documentation/ holds prose and figures only (no data: the
+#                results live in bench/results/), and the README's
+#                performance lines are what bench/summary.sh prints from
+#                bench/results/
+#   subjects     every commit after $LINT_SUBJECTS_BASE has a kernel-style
+#                subject: "area: summary", at most 72 characters, the
+#                area one of tests/README.md's list
 # checkpatch.pl and kernel-doc come from the extracted linux-source-6.1 tree
 # (tests/vm/kernels.sh source), so their data files (spelling.txt,
 # const_structs.checkpatch) sit next to them as they expect.
@@ -172,10 +179,50 @@ lint_w1() {
 	lint_build "$k" "$@"
 }
 
+lint_tree() {
+	local bad rc=0 want have
+	bad=$(git ls-files Documentation | grep -vE '^Documentation/[^/]+\.(rst|png|svg)$|^Documentation/conf\.py$' || true)
+	if [[ -n "$bad" ]]; then
+		echo "Documentation/ is for prose and figures; move these to bench/results/ or drop them:"
+		printf '  %s\n' $bad
+		rc=1
+	fi
+	want=$(bench/summary.sh) || return 1
+	have=$(sed -n '/^<!-- bench\/summary.sh -->$/,/^<!-- end bench\/summary.sh -->$/p' README.md | sed '1d;$d')
+	if [[ "$want" != "$have" ]]; then
+		echo "README.md's performance lines differ from bench/summary.sh's (bench/results/):"
+		diff <(printf '%s\n' "$have") <(printf '%s\n' "$want") || true
+		rc=1
+	fi
+	return "$rc"
+}
+
+# The commit before the tree got its layout and its subject rule; earlier
+# subjects are history.  Areas: tests/README.md, "Commit subjects".
+LINT_SUBJECTS_BASE=0e9bd18
+LINT_AREAS="build|bench|ci|ctl|dev|docs|engine|facility|hier|kunit|lawn|lib|samples|selftests|stress|tests|uapi|wheel"
+
+lint_subjects() {
+	local range subj bad=0
+	if ! git rev-parse -q --verify "$LINT_SUBJECTS_BASE^{commit}" >/dev/null; then
+		echo "skip: $LINT_SUBJECTS_BASE is not in this clone's history"
+		return 0
+	fi
+	range=$LINT_SUBJECTS_BASE..HEAD
+	while IFS= read -r subj; do
+		if ((${#subj} > 72)) || ! [[ "$subj" =~ ^($LINT_AREAS):\ [a-z0-9] ]]; then
+			echo "bad subject: $subj"
+			bad=$((bad + 1))
+		fi
+	done < <(git log --no-merges --format=%s "$range")
+	echo "$(git rev-list --no-merges --count "$range") subjects after $LINT_SUBJECTS_BASE, $bad bad"
+	((bad == 0))
+}
+
 lint_shellcheck() {
 	local files=()
 	mapfile -t files < <(git ls-files -co --exclude-standard -- \
-		'scripts/*.sh' 'tests/vm/guest/*' 'tests/vm/plans/*.sh' '.ci/run' \
+		'scripts/*.sh' 'tests/*.sh' 'tests/vm/guest/*' '.ci/run' \
 		'bench/*.sh' | sort -u)
 	echo "shellcheck -x ${files[*]}"
 	shellcheck -x "${files[@]}"
@@ -191,4 +238,6 @@ for k in rt61 rt612; do
 	run_counted "W=1 $k" lint_w1 "$k" TWHEEL_DEBUG=1 || true
 done
 run_counted shellcheck lint_shellcheck || true
+run_counted tree lint_tree || true
+run_counted subjects lint_subjects || true
 report_counted lint

@@ -24,6 +24,7 @@ origin() {
 	local line
 	line=$(head -n 1 "$1")
 	[[ "$line" == "# "* ]] || { echo "${1##*/}: no '# commit=' line" >&2; return 1; }
+	# shellcheck disable=SC2016 # rst literal markup, not an expansion
 	printf 'From ``bench/results/%s``: %s.\n' "${1##*/}" "${line#\# }"
 }
 

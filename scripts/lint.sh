@@ -184,7 +184,7 @@ lint_tree() {
 	bad=$(git ls-files Documentation | grep -vE '^Documentation/[^/]+\.(rst|png|svg)$|^Documentation/conf\.py$' || true)
 	if [[ -n "$bad" ]]; then
 		echo "Documentation/ is for prose and figures; move these to bench/results/ or drop them:"
-		printf '  %s\n' $bad
+		printf '  %s\n' "${bad//$'\n'/$'\n  '}"
 		rc=1
 	fi
 	want=$(bench/summary.sh) || return 1

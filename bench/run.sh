@@ -6,10 +6,13 @@
 # (tests/vm/vm-run.sh) with a plan that runs both, and collect the results.
 #
 # Usage: bench/run.sh [--smoke | --profile | --insn] [--plots] [--kernel KERNEL]
-#   (no option)  full run (N = 10^3 .. 10^6, 7 repetitions, implementations
-#                rotated; about an hour, 25 min of it in-kernel); writes
+#   (no option)  full run (N = 10^3 .. 10^6, 5 repetitions, implementations
+#                rotated; about 40 minutes); writes
 #                build/bench/results-KERNEL.csv and prints the tables and
-#                targets (bench/report.sh)
+#                targets (bench/report.sh).  Publish it with
+#                `bench/publish.sh kernel-KERNEL build/bench/results-KERNEL.csv`
+#                (or `make -C bench publish KERNEL=...`): bench/results/
+#                holds the latest full run per kernel, at these defaults
 #   --smoke      seconds-long run with tiny N and one repetition, for
 #                `make check`; writes build/bench/results-smoke-KERNEL.csv
 #   --profile    instead of the benchmarks, run chosen workloads under
@@ -61,7 +64,7 @@ while (($#)); do
 	--insn) smoke=3; shift ;;
 	--plots) plots=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
-	-h | --help) sed -n '4,30p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,33p' "$0"; exit 0 ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
 done
@@ -92,7 +95,8 @@ elif ((smoke)); then
 else
 	mode=full
 	csv=$out/results-$kernel.csv
-	kparams="reps=7"
+	# 5 repetitions in and out of the kernel: what bench/results/ publishes
+	kparams="reps=5"
 	uargs="-r 5 -p 100000"
 	: "${TWHEEL_VM_TIMEOUT:=7200}"
 fi
@@ -398,6 +402,9 @@ fi
 if ((rows > 0)); then
 	echo
 	"$BENCH_DIR/report.sh" "$csv" || true
+fi
+if [[ $mode == full && -z "${BENCH_KPARAMS:-}${BENCH_UARGS:-}" ]]; then
+	echo "to publish this run: bench/publish.sh kernel-$kernel ${csv#"$TWHEEL_ROOT"/}"
 fi
 if ((plots)); then
 	if "$BENCH_DIR/plot.sh" "$csv"; then

@@ -62,6 +62,14 @@
  *              more than N timers (for A/B runs of some cases; the
  *              sequences of the cases left in then differ from a full
  *              run's)
+ *   --csv FILE also write every row to FILE: a line "# bench_engines
+ *              reps=R bits=B" (" subset" added with --only, --min-n or
+ *              --max-n), then case,impl,n,range,ns_per_unit,spread,ratio,
+ *              ratio_min,ratio_max.  `make -C bench/engines bench` writes
+ *              build/engines/engines.csv, and `make -C bench/engines
+ *              publish` (bench/publish.sh) makes a full run of the default
+ *              geometry bench/results/engines.csv, the one the
+ *              documentation shows
  */
 #include <math.h>
 #include <stdio.h>
@@ -76,7 +84,8 @@
  * The engines are compiled into this file, as the heap is; their entry
  * points stay calls, as they are from the facility in another object,
  * while the heap's operations are inlined into its replay loop.  That
- * favours the heap (bench-log.rst, *What a list costs at 10^7 timers*).
+ * favours the heap (Documentation/benchmarks.rst, *Findings*, "What a
+ * list costs at 10^7 timers").
  */
 #include "../../src/wheel.c"
 #include "../../src/hier.c"
@@ -917,13 +926,13 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--max-n") && i + 1 < argc) {
 			max_n = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+			if (csv)
+				fclose(csv);
 			csv = fopen(argv[++i], "w");
 			if (!csv) {
 				perror(argv[i]);
 				return 1;
 			}
-			fprintf(csv, "%s,%s\n", "case,impl,n,range,ns_per_unit",
-				"spread,ratio,ratio_min,ratio_max");
 		} else {
 			fprintf(stderr, "usage: %s [--smoke] [--reps N] [--bits B] %s %s\n",
 				argv[0], "[--only abcdef] [--min-n N] [--max-n N]",
@@ -935,6 +944,12 @@ int main(int argc, char **argv)
 		reps = 1;
 	if (reps < 1 || reps > MAX_REPS)
 		reps = 5;
+	if (csv) {
+		fprintf(csv, "# bench_engines reps=%d bits=%u%s\n", reps, bits,
+			only || min_n || max_n != ~0UL ? " subset" : "");
+		fprintf(csv, "%s,%s\n", "case,impl,n,range,ns_per_unit",
+			"spread,ratio,ratio_min,ratio_max");
+	}
 	printf("# bench_engines: %d interleaved repetitions, median; %s; %u-bit level 0\n",
 	       reps, "ratio = per-repetition ratio to heap4", bits);
 

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# The part of bench/report.sh, bench/readme-table.sh and bench/plot.sh
-# that reads a benchmark CSV and decides: one definition of a cell, a
-# ratio, its range and a verdict, and of the private wheels' geometry, for
-# all three.  Not a program of its own: each script puts its END block
-# after this text (awk -F, "$(cat report-lib.awk)$prog").
+# The part of bench/report.sh, bench/readme-table.sh, bench/summary.sh,
+# bench/compare.sh and bench/plot.sh that reads a benchmark CSV and
+# decides: one definition of a cell, a ratio, its range and a verdict, and
+# of the private wheels' geometry, for all of them.  Not a program of its
+# own: each script puts its END block after this text
+# (awk -F, "$(cat report-lib.awk)$prog").
 #
 # Input: suite,impl,n,op,ns_per_op,min,max,reps (the median over the
 # repetitions, their min and max, their number); five-column rows
@@ -19,7 +20,9 @@
 #   MISSED        the whole range is on the other side (min_a/max_b > X)
 #   inconclusive  the range contains X: the two sides' min-max ranges
 #                 overlap it, so run-to-run noise could turn it either way
-# followed by * when either side has fewer than 5 repetitions.
+# followed by * when either side has fewer than 5 repetitions.  The same
+# row in two runs (change(), X = 1): "lower" / "higher" when their min-max
+# ranges do not overlap, else "inconclusive".
 /^#/ || $1 == "suite" { next }
 {
 	k = $1 "," $2 "," $3 "," $4
@@ -101,4 +104,12 @@ function pow10(n,   e, x) {
 	e = 0
 	for (x = 1; x < n; e++) x *= 10
 	return x == n && e > 1 ? "10^" e : n ""
+}
+# change of R against 1, for the same row in two runs (bench/compare.sh):
+# "lower" or "higher" when the whole range is below or above 1, that is
+# when the two runs' min-max ranges do not overlap, else "inconclusive";
+# followed by * when either side has fewer than 5 repetitions
+function change(   w) {
+	w = R["hi"] < 1 ? "lower" : R["lo"] > 1 ? "higher" : "inconclusive"
+	return w (R["reps"] < 5 ? "*" : "")
 }

@@ -24,8 +24,9 @@
 #                QEMU TCG plugin, bench/insn/insn_prof.c: it sees the
 #                interrupt-off regions the sampling profiler cannot) and
 #                write the largest shares of each to build/bench/insn.txt
-#   --plots      also redraw Documentation/bench-*.png from the CSV
-#                (bench/plot.sh, needs gnuplot)
+#   --plots      also draw the figures of the run into build/bench/plots/
+#                (bench/plot.sh, needs gnuplot); Documentation/'s are
+#                drawn from bench/results/ (make -C bench plots)
 #   --kernel K   stock61 (default) | stock612; KASAN kernels are pointless
 #
 # BENCH_PROFILE, with --profile: a file of plan lines run instead of the
@@ -64,7 +65,7 @@ while (($#)); do
 	--insn) smoke=3; shift ;;
 	--plots) plots=1; shift ;;
 	--kernel) kernel=$2; shift 2 ;;
-	-h | --help) sed -n '4,33p' "$0"; exit 0 ;;
+	-h | --help) sed -n '4,34p' "$0"; exit 0 ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
 done
@@ -407,7 +408,8 @@ if [[ $mode == full && -z "${BENCH_KPARAMS:-}${BENCH_UARGS:-}" ]]; then
 	echo "to publish this run: bench/publish.sh kernel-$kernel ${csv#"$TWHEEL_ROOT"/}"
 fi
 if ((plots)); then
-	if "$BENCH_DIR/plot.sh" "$csv"; then
+	mkdir -p "$out/plots"
+	if "$BENCH_DIR/plot.sh" "$csv" "$out/plots"; then
 		ok "plots"
 	else
 		notok "plots"

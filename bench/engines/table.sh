@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The table of Documentation/benchmarks.rst ("Native engine benchmark")
+# The table of Documentation/benchmarks.rst (Results, "Native engines")
 # from the CSV of bench_engines --csv: per case the heap's median, every
 # engine's ratio to it (median of the per-repetition ratios) and the
 # range of the default engine's per-repetition ratios.

@@ -210,7 +210,7 @@ lint_subjects() {
 	fi
 	range=$LINT_SUBJECTS_BASE..HEAD
 	while IFS= read -r subj; do
-		if ((${#subj} > 72)) || ! [[ "$subj" =~ ^($LINT_AREAS):\ [a-z0-9] ]]; then
+		if ((${#subj} > 72)) || ! [[ "$subj" =~ ^($LINT_AREAS):\ [^[:space:]] ]]; then
 			echo "bad subject: $subj"
 			bad=$((bad + 1))
 		fi

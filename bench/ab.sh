@@ -65,7 +65,11 @@ build_rev() {
 	mkdir -p "$src"
 	git -C "$TWHEEL_ROOT" archive "$rev" | tar -x -C "$src"
 	log "building twheel.ko of $rev ($name)"
-	TWHEEL_BUILD=$out/build-$name "$src/tests/vm/build-modules.sh" "$kernel" \
+	# the revision's own module build: tests/vm/ since the tree's layout
+	# of 6f1e19c, scripts/ before it
+	local bm=$src/tests/vm/build-modules.sh
+	[[ -x "$bm" ]] || bm=$src/scripts/build-modules.sh
+	TWHEEL_BUILD=$out/build-$name "$bm" "$kernel" \
 		>>"$buildlog" 2>&1 || { cat "$buildlog" >&2; die "build of $rev failed"; }
 	cp "$out/build-$name/mod/$kernel/src/twheel.ko" "$out/pay/twheel_$name.ko"
 	rev_id=$(git -C "$TWHEEL_ROOT" rev-parse --short "$rev")

@@ -133,7 +133,7 @@ fetch_stock() {
 # ---- kernels built from source (debug, kcsan) --------------------------------
 
 # The config fragment of a built kernel: tests/vm/<name>-kernel.config.
-fragment() { echo "$TWHEEL_ROOT/scripts/$1-kernel.config"; }
+fragment() { echo "$TWHEEL_ROOT/tests/vm/$1-kernel.config"; }
 
 built_dir() {
 	local hash

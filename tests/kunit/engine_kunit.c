@@ -31,7 +31,6 @@
 #include <linux/slab.h>
 #include <linux/twheel.h>
 
-#include "twheel_kunit.h"
 #include "engine.h"
 
 #define TWE_NODES	96
@@ -654,7 +653,9 @@ static struct kunit_case twheel_engine_cases[] = {
 	{}
 };
 
-struct kunit_suite twheel_engine_suite = {
+static struct kunit_suite twheel_engine_suite = {
 	.name = "twheel_engine",
 	.test_cases = twheel_engine_cases,
 };
+
+kunit_test_suite(twheel_engine_suite);

@@ -19,9 +19,6 @@
  * Randomised cases use a xorshift generator seeded from the parameter, so a
  * failure reproduces; every loop is bounded to keep each case well under
  * 100 ms under TCG and KASAN.
- *
- * This file also registers the facility suite (kunit/facility_kunit.c),
- * so that both suites live in the one module twheel_kunit.ko.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -30,7 +27,6 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
-#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/twheel.h>
@@ -1715,11 +1711,4 @@ static struct kunit_suite twheel_wheel_suite = {
 	.test_cases = twheel_wheel_cases,
 };
 
-kunit_test_suites(&twheel_wheel_suite, &twheel_engine_suite,
-		  &twheel_facility_suite, &twheel_smp_suite,
-		  &twheel_smp_stress_suite, &twheel_batch_suite);
-
-MODULE_DESCRIPTION("KUnit suites for twheel: the wheel, the engines and the facility");
-MODULE_LICENSE("GPL");
-/* the facility's internal batch functions (EXPORT_SYMBOL_IF_KUNIT) */
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+kunit_test_suite(twheel_wheel_suite);

@@ -6,7 +6,8 @@
  * long and randomised suites are twheel_kunit_stress.ko's (tests/stress/).
  *
  * The pure engines are linked privately into the module, so that their
- * internals need not be exported from twheel.ko just for testing.
+ * internals need not be exported from twheel.ko just for testing, with
+ * their reference model, which the userspace fuzzer shares.
  */
 #include <linux/module.h>
 
@@ -14,6 +15,7 @@
 #include "../../src/hier.c"
 #include "../../src/lawn.c"
 #include "../../src/engine.c"
+#include "../engines/model.c"
 
 MODULE_DESCRIPTION("KUnit suites for twheel: the engines and the facility");
 MODULE_LICENSE("GPL");

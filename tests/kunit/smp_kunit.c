@@ -455,6 +455,16 @@ static void twheel_tick_restarted_while_running_keeps_queue_order(struct kunit *
 }
 #endif
 
+/* Times the migration window delayed a CPU; 0 in a build without it. */
+static unsigned int twk_migrate_hits(void)
+{
+#ifdef TWHEEL_DEBUG_DELAYS
+	return twheel_delay_hits(TWHEEL_DELAY_MIGRATE);
+#else
+	return 0;
+#endif
+}
+
 /* Set the migration window's delay point; false if the build has none. */
 static bool twk_set_migrate_delay(unsigned int us)
 {
@@ -640,7 +650,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	twk_points_reset_at_end(test);
 	if (!twk_set_migrate_delay(100000))
 		kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
-	hits0 = twheel_delay_hits(TWHEEL_DELAY_MIGRATE);
+	hits0 = twk_migrate_hits();
 
 	/*
 	 * A vCPU can be descheduled by a loaded host (make check runs
@@ -702,7 +712,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 
 	kunit_info(test, "A in the window: %d (attempt %u; B's modify %lld us, A saw %d, %u delays)\n",
 		   r->in_window, min(k + 1, attempts), r->b_us, r->a_saw,
-		   twheel_delay_hits(TWHEEL_DELAY_MIGRATE) - hits0);
+		   twk_migrate_hits() - hits0);
 	KUNIT_EXPECT_TRUE(test, r->in_window);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 0);
 }

@@ -847,7 +847,17 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	}
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, &p[nr + 1], 0,
 					 t0 + 10 * (ktime_t)NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, (u64)nr + 1);
+	/*
+	 * All on B, unless arming them took the 300 ms to the first near
+	 * expiry (each arm is a round trip to B's kworker, which a loaded
+	 * host can stretch that far): those may have fired, and the case
+	 * goes on with the rest as it does for any that fire before B goes.
+	 */
+	if (p[0].want - ktime_get() > 100 * (ktime_t)TWK_MS)
+		KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, (u64)nr + 1);
+	else
+		kunit_info(test, "arming took %lld ms: near timers may have fired\n",
+			   div_s64(ktime_get() - t0, TWK_MS));
 
 	ret = remove_cpu(b);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);

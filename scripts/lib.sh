@@ -154,7 +154,10 @@ report_counted() {
 # products already there so that kbuild rebuilds incrementally.
 sync_module_sources() {
 	local dest=$1 have=() s
-	for s in Kbuild src include samples tests/kunit tests/stress; do
+	# tests/engines/model.[ch]: the engines' reference model, which
+	# tests/kunit/mod.c compiles into the KUnit module
+	for s in Kbuild src include samples tests/kunit tests/stress \
+		tests/engines/model.c tests/engines/model.h; do
 		[[ -e "$TWHEEL_ROOT/$s" ]] && have+=("$s")
 	done
 	mkdir -p "$dest"

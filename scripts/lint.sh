@@ -117,12 +117,17 @@ lint_checkpatch() {
 	#      reuses its arguments by design.
 	# With -f the patch-only checks (FILE_PATH_CHANGES, commit message
 	# rules) do not fire, and our files carry SPDX tags as in-tree ones do.
+	# tests/stress/ holds kernel code (the stress KUnit suites, the RT
+	# test module) and the user-space programs the plans drive.
+	local stress_progs=(tests/stress/twheel_fuzz.c tests/stress/twheel_stress.c
+		tests/stress/twheel_lifecycle.c)
 	checkpatch_files LINUX_VERSION_CODE \
 		'src/*.[ch]' 'include/*.[ch]' 'samples/*.[ch]' \
-		'tests/kunit/*.[ch]' 'tests/stress/*.[ch]' || rc=1
+		'tests/kunit/*.[ch]' 'tests/stress/*.[ch]' \
+		"${stress_progs[@]/#/:!}" || rc=1
 	checkpatch_files LINUX_VERSION_CODE,PREFER_KERNEL_TYPES,CAMELCASE \
 		'tests/selftests/*.[ch]' 'tests/engines/*.[ch]' 'tests/lib/*.[ch]' \
-		'tools/*.[ch]' 'bench/*.[ch]' \
+		'tools/*.[ch]' 'bench/*.[ch]' "${stress_progs[@]}" \
 		':!tests/engines/shim' || rc=1
 	checkpatch_files PREFER_KERNEL_TYPES \
 		'tests/engines/shim/*.h' || rc=1

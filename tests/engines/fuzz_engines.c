@@ -7,25 +7,13 @@
  * Every input is run once per engine.  Input bytes:  [bits] [clk mode]
  * [clk bytes...] then a stream of operations, each an opcode byte followed
  * by its argument bytes; a short input reads as zeros.  The operations act
- * on a pool of NODES nodes and a reference model (per node: linked?, key).
- * After every operation the engine is checked against the model and its
- * own invariants; any violation prints what broke and abort()s.
- *
- * Checked for every engine (the contract of engine.h):
- *  - never early: every node handed out by an advance has key < upto;
- *  - exactly once: a handed-out node was linked in the model, and is
- *    handed out once (it then leaves the model);
- *  - nothing lost: after an advance that did not hit its cap, no model
- *    node with key < upto remains and clk == upto;
- *  - a capped advance returns exactly the cap and leaves clk <= upto;
- *  - order: keys come out non-decreasing (Scheme 6: within an advance
- *    spanning at most one revolution), after whatever @expired held;
- *  - count and linked-ness agree with the model; every key >= clk;
- *  - next_key(bound) == model minimum if <= bound, else TW_NO_TICK;
- *  - next_lower_bound() <= model minimum and >= clk (TW_NO_TICK when
- *    empty); exact for the Lawn;
- *  - pick_key(lo, hi) in [lo, hi], with the most trailing zeros and the
- *    latest such; brute force over small ranges.
+ * on a pool of NODES nodes and the engines' reference model, model.c (the
+ * contract of engine.h: never early, exactly once, nothing lost, the cap,
+ * order, the count and both next-expiry queries; the KUnit suites use the
+ * same model).  After every operation the engine is checked against the
+ * model and its own invariants; any violation prints what broke and
+ * abort()s.  pick_key(lo, hi) is checked here: in [lo, hi], with the most
+ * trailing zeros and the latest such; brute force over small ranges.
  * And per engine, its structure: Scheme 6 slots, bitmap and slot bounds;
  * the hierarchical engine's level/slot of every node (level 0 less than a
  * revolution ahead, upper levels by the highest bit differing from the
@@ -45,6 +33,7 @@
 #include <linux/kernel.h>
 
 #include "engine.h"
+#include "model.h"
 
 #define NODES		64
 /* level-0 sizes: 2^4 .. 2^SMALL_BITS, and 2^MAX_BITS (two summary words) */
@@ -85,17 +74,18 @@ static u64 getn(struct input *in, int bytes)
 	return v;
 }
 
+/* Per node, what the structure checks of the hierarchical engine track. */
 struct model {
-	bool linked;
-	bool fixed;	/* hier: placed on a bucket start, must not move */
-	int level;	/* hier: level at the last full check */
-	u64 key;
-	u64 placed;	/* hier: the key its slot was chosen by */
+	bool fixed;	/* placed on a bucket start, must not move */
+	int level;	/* level at the last full check */
+	u64 placed;	/* the key its slot was chosen by */
 };
 
 static struct tw_engine E;
 static unsigned long mem[(1 << MAX_BITS) * 8 + 4096];
 static struct twheel_node pool[NODES];
+static struct twm M;
+static struct twm_node mn[NODES];
 static struct model m[NODES];
 static struct twheel_node sentinel[2];
 static unsigned int op_no;
@@ -112,6 +102,17 @@ static u64 key_limit;
 		(unsigned long long)CLK, COUNT);			\
 	abort();							\
 } while (0)
+
+/* What the model (model.c) found wrong, if anything. */
+#define MODEL_OK() do {							\
+	if (M.errors)							\
+		FAIL("%s", M.msg);					\
+} while (0)
+
+static bool linked(int i)
+{
+	return mn[i].state == TWM_PENDING;
+}
 
 /*
  * With TWHEEL_FUZZ_TRACE in the environment, each run and operation is
@@ -144,17 +145,6 @@ static int node_index(const struct twheel_node *node)
 	return (int)(node - pool);
 }
 
-NO_COVERAGE static u64 model_min(void)
-{
-	u64 best = TW_NO_TICK;
-	int i;
-
-	for (i = 0; i < NODES; i++)
-		if (m[i].linked && m[i].key < best)
-			best = m[i].key;
-	return best;
-}
-
 /* One node found on a list of the engine: a pending pool node, once. */
 NO_COVERAGE static int check_node(const struct twheel_node *node, bool *seen,
 				  const char *where, u64 s)
@@ -168,13 +158,13 @@ NO_COVERAGE static int check_node(const struct twheel_node *node, bool *seen,
 		FAIL("node %d linked twice (%s %llu)", i, where,
 		     (unsigned long long)s);
 	seen[i] = true;
-	if (!m[i].linked)
+	if (!linked(i))
 		FAIL("node %d in %s %llu but not pending in the model", i,
 		     where, (unsigned long long)s);
-	if (node->key != m[i].key)
+	if (node->key != mn[i].key)
 		FAIL("node %d key %llu, model %llu", i,
 		     (unsigned long long)node->key,
-		     (unsigned long long)m[i].key);
+		     (unsigned long long)mn[i].key);
 	if (node->key < CLK)
 		FAIL("node %d key %llu below clk", i,
 		     (unsigned long long)node->key);
@@ -360,20 +350,20 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 	for (i = 0; i < NODES; i++) {
 		int lv;
 
-		if (!m[i].linked)
+		if (!linked(i))
 			continue;
 		lv = tw_hier_node_level(h, &pool[i]);
 		if (lazy[i]) {
 			m[i].level = INT_MAX;
 			continue;
 		}
-		m[i].placed = m[i].key;
+		m[i].placed = mn[i].key;
 		if (lv > m[i].level)
 			FAIL("node %d moved up from level %d to %d", i,
 			     m[i].level, lv);
 		if (m[i].fixed && lv != m[i].level)
 			FAIL("node %d on a bucket start (key %llu) cascaded from level %d to %d",
-			     i, (unsigned long long)m[i].key, m[i].level, lv);
+			     i, (unsigned long long)mn[i].key, m[i].level, lv);
 		m[i].level = lv;
 	}
 	return total;
@@ -433,21 +423,21 @@ NO_COVERAGE static unsigned long check_lawn(bool *seen)
 /* Count and linked-ness of every node against the model. */
 NO_COVERAGE static void check_nodes(const bool *seen)
 {
-	unsigned long linked = 0;
+	unsigned long nlinked = 0;
 	int i;
 
 	for (i = 0; i < NODES; i++) {
-		if (m[i].linked)
-			linked++;
-		if (seen && m[i].linked != seen[i])
+		if (linked(i))
+			nlinked++;
+		if (seen && linked(i) != seen[i])
 			FAIL("node %d pending in model %d, found in engine %d", i,
-			     m[i].linked, seen[i]);
-		if (tw_node_linked(&pool[i]) != m[i].linked)
+			     linked(i), seen[i]);
+		if (tw_node_linked(&pool[i]) != linked(i))
 			FAIL("node %d tw_node_linked %d, model %d", i,
-			     tw_node_linked(&pool[i]), m[i].linked);
+			     tw_node_linked(&pool[i]), linked(i));
 	}
-	if (linked != COUNT)
-		FAIL("count %lu, model %lu", COUNT, linked);
+	if (nlinked != COUNT)
+		FAIL("count %lu, model %lu", COUNT, nlinked);
 }
 
 /* Full consistency check of the engine against the model. */
@@ -504,8 +494,8 @@ static u64 pick_insert_key(struct input *in)
 		return cap(getn(in, (sel & 0x80) ? 8 : 6));
 	default:	/* share a key (or its slot) with another node */
 		other = get8(in) % NODES;
-		if (m[other].linked)
-			return add(m[other].key, size * (sel / 8 % 3));
+		if (linked(other))
+			return add(mn[other].key, size * (sel / 8 % 3));
 		return clk;
 	}
 }
@@ -513,33 +503,23 @@ static u64 pick_insert_key(struct input *in)
 /* The model of a node just placed by its key (the clock's if earlier). */
 static void set_placed(struct twheel_node *node, int i)
 {
-	m[i].linked = true;
-	m[i].key = node->key;
 	m[i].level = 0;
 	m[i].fixed = false;
-	m[i].placed = m[i].key;
+	m[i].placed = mn[i].key;
 	if (E.kind == TWHEEL_ENGINE_HIER) {
 		int lv = tw_hier_node_level(&E.hier, node);
 
 		m[i].level = lv;
-		m[i].fixed = lv && !(m[i].key &
+		m[i].fixed = lv && !(mn[i].key &
 				     ((1ULL << lvl_shift(&E.hier, lv)) - 1));
 	}
-}
-
-/* A node just inserted or moved to @key has it, or the clock if earlier. */
-static void check_key(const struct twheel_node *node, int i, u64 key)
-{
-	if (node->key != (key < CLK ? CLK : key))
-		FAIL("node %d placed at %llu has key %llu", i,
-		     (unsigned long long)key, (unsigned long long)node->key);
 }
 
 static void do_insert(struct twheel_node *node, int i, u64 key)
 {
 	TRACE("insert %d %llu", i, (unsigned long long)key);
-	tw_engine_insert(&E, node, key);
-	check_key(node, i, key);
+	twm_insert(&M, i, key);
+	MODEL_OK();
 	set_placed(node, i);
 }
 
@@ -552,20 +532,20 @@ static void do_insert(struct twheel_node *node, int i, u64 key)
 static void do_move(struct twheel_node *node, int i, u64 key)
 {
 	struct hlist_node *next = node->entry.next, **pprev = node->entry.pprev;
-	u64 old = m[i].key, placed = m[i].placed, s;
+	u64 old = mn[i].key, placed = m[i].placed, s;
 
 	TRACE("move %d %llu", i, (unsigned long long)key);
-	tw_engine_move(&E, node, key);
-	check_key(node, i, key);
+	twm_move(&M, i, key);
+	MODEL_OK();
 	set_placed(node, i);
 	/* Same links on an upper level: in place, or put back on that list. */
 	if (E.kind != TWHEEL_ENGINE_HIER || !m[i].level ||
 	    node->entry.next != next || node->entry.pprev != pprev)
 		return;
 	s = (placed >> lvl_shift(&E.hier, m[i].level)) & (TW_HIER_LVL_SIZE - 1);
-	if (m[i].key < old && !on_slot(&E.hier, m[i].key, m[i].level, s))
+	if (mn[i].key < old && !on_slot(&E.hier, mn[i].key, m[i].level, s))
 		FAIL("node %d left in place, its key down from %llu to %llu",
-		     i, (unsigned long long)old, (unsigned long long)m[i].key);
+		     i, (unsigned long long)old, (unsigned long long)mn[i].key);
 	/* its cascade places it by the new key, on any level */
 	m[i].placed = placed;
 	m[i].fixed = false;
@@ -575,20 +555,16 @@ static void do_move(struct twheel_node *node, int i, u64 key)
 static void do_remove(struct twheel_node *node, int i)
 {
 	TRACE("remove %d", i);
-	tw_engine_remove(&E, node);
-	m[i].linked = false;
-	if (tw_node_linked(node))
-		FAIL("node %d still linked after remove", i);
+	twm_remove(&M, i);
+	MODEL_OK();
 }
 
 static void op_advance(struct input *in)
 {
 	u64 size = tw_engine_slots(&E), from = CLK, upto, step = 0, prev;
-	unsigned int sel = get8(in), capb = get8(in), max, n, got = 0;
+	unsigned int sel = get8(in), capb = get8(in), max, n;
 	struct hlist_head expired = HLIST_HEAD_INIT;
-	struct hlist_node *pos;
 	int sentinels = (sel & 0x80) ? 1 + !!(sel & 0x40) : 0;
-	bool sorted = E.kind != TWHEEL_ENGINE_SCHEME6;
 	int i;
 
 	switch (sel % 8) {
@@ -613,7 +589,7 @@ static void op_advance(struct input *in)
 		step = (sel & 0x20) ? TW_NO_TICK - from : size;
 		break;
 	default:	/* to just past the earliest pending key */
-		prev = model_min();
+		prev = twm_min(&M);
 		step = prev == TW_NO_TICK ? 0 : prev - from + 1 + get8(in) % 2;
 		break;
 	}
@@ -631,95 +607,25 @@ static void op_advance(struct input *in)
 	}
 	/* A bucket start that an advance stops on is moved to level 0. */
 	for (i = 0; i < NODES; i++)
-		if (m[i].linked && m[i].key == upto)
+		if (linked(i) && mn[i].key == upto)
 			m[i].fixed = false;
 
-	if (sel & 0x10) {
-		/* the facility's way: a due slot may come unread, capped here */
-		n = tw_engine_advance_loose(&E, upto, max, &expired);
-		if (n == TW_UNCOUNTED) {
-			if (sentinels)
-				FAIL("a slot handed out whole onto a non-empty list");
-			n = 0;
-			for (pos = expired.first; pos && (!max || n < max);
-			     pos = pos->next)
-				n++;
-			tw_engine_settle(&E, n, pos);
-		}
-	} else {
-		n = tw_engine_advance(&E, upto, max, &expired);
-	}
-
-	pos = expired.first;
-	for (i = 0; i < sentinels; i++) {
-		if (pos != &sentinel[i].entry)
-			FAIL("advance did not append after the existing entries");
-		pos = pos->next;
-	}
-	prev = 0;
-	while (pos) {
-		struct twheel_node *node = hlist_entry(pos, struct twheel_node, entry);
-		struct hlist_node *next = pos->next;
-
-		i = node_index(node);
-		if (i < 0)
-			FAIL("advance handed out a foreign node");
-		if (!m[i].linked)
-			FAIL("node %d handed out but not pending (twice?)", i);
-		if (node->key != m[i].key)
-			FAIL("node %d handed out with key %llu, model %llu", i,
-			     (unsigned long long)node->key,
-			     (unsigned long long)m[i].key);
-		if (node->key >= upto)
-			FAIL("early fire: node %d key %llu handed out by advance to %llu",
-			     i, (unsigned long long)node->key,
-			     (unsigned long long)upto);
-		if ((sorted || upto - from <= size) && node->key < prev)
-			FAIL("out of order: key %llu after %llu",
-			     (unsigned long long)node->key,
-			     (unsigned long long)prev);
-		prev = node->key;
-		m[i].linked = false;
-		got++;
-		if (got > NODES)
-			FAIL("expired list loops");
-		pos = next;
-	}
-	if (got != n)
-		FAIL("advance returned %u, expired list holds %u", n, got);
-	if (max && n > max)
-		FAIL("advance handed out %u, cap %u", n, max);
-	if (upto < CLK)
-		FAIL("clk %llu past upto %llu", (unsigned long long)CLK,
-		     (unsigned long long)upto);
-	if (from > CLK && upto > from)
-		FAIL("clk went back from %llu", (unsigned long long)from);
-	if (!max || n < max) {
-		if (upto > from && CLK != upto)
-			FAIL("uncapped advance left clk below upto %llu",
-			     (unsigned long long)upto);
-		for (i = 0; i < NODES; i++)
-			if (m[i].linked && m[i].key < upto)
-				FAIL("lost: node %d key %llu still pending after advance to %llu",
-				     i, (unsigned long long)m[i].key,
-				     (unsigned long long)upto);
-	}
+	/* the facility's way (sel & 0x10): a due slot may come unread */
+	n = twm_advance(&M, upto, max, sel & 0x10, &expired);
+	MODEL_OK();
 	/* A capped cascade leaves the due rest on level 0. */
 	if (max && n == max)
 		for (i = 0; i < NODES; i++)
-			if (m[i].linked && m[i].key == CLK)
+			if (linked(i) && mn[i].key == CLK)
 				m[i].fixed = false;
-	/* The caller owns the handed-out nodes: unlink them for reuse. */
-	for (i = 0; i < NODES; i++)
-		if (!m[i].linked && !hlist_unhashed(&pool[i].entry))
-			hlist_del_init(&pool[i].entry);
+	/* the model took the nodes handed out off the list */
 	for (i = 0; i < sentinels; i++)
 		hlist_del_init(&sentinel[i].entry);
 }
 
 static void op_next_key(struct input *in)
 {
-	u64 min = model_min(), bound, got, want;
+	u64 min = twm_min(&M), bound;
 
 	switch (get8(in) % 6) {
 	case 0:
@@ -742,22 +648,9 @@ static void op_next_key(struct input *in)
 		break;
 	}
 	TRACE("next_key %llu", (unsigned long long)bound);
-	got = tw_engine_next_key(&E, bound);
-	want = min <= bound ? min : TW_NO_TICK;
-	if (got != want)
-		FAIL("next_key(%llu) = %llu, model wants %llu",
-		     (unsigned long long)bound, (unsigned long long)got,
-		     (unsigned long long)want);
-
-	got = tw_engine_next_lower_bound(&E);
-	if (got > min)
-		FAIL("next_lower_bound %llu above the earliest key %llu",
-		     (unsigned long long)got, (unsigned long long)min);
-	if (min != TW_NO_TICK && got < CLK)
-		FAIL("next_lower_bound %llu below clk", (unsigned long long)got);
-	if (E.kind == TWHEEL_ENGINE_LAWN && got != min)
-		FAIL("lawn next_lower_bound %llu not exact (%llu)",
-		     (unsigned long long)got, (unsigned long long)min);
+	twm_check_next_key(&M, bound);
+	twm_check_queries(&M);
+	MODEL_OK();
 }
 
 static int tz(u64 x)
@@ -873,10 +766,8 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 	if (tw_engine_mem_size(kind, bits) > sizeof(mem))
 		FAIL("engine needs %zu bytes", tw_engine_mem_size(kind, bits));
 	tw_engine_init(&E, kind, mem, bits, clk);
-	for (i = 0; i < NODES; i++) {
-		tw_node_init(&pool[i]);
-		memset(&m[i], 0, sizeof(m[i]));
-	}
+	twm_init(&M, &E, pool, mn, NODES);
+	memset(m, 0, sizeof(m));
 	check_engine();
 
 	while (in.left && op_no < MAX_OPS) {
@@ -895,17 +786,17 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 		case 0:
 		case 1:
 		case 2:	/* insert; a pending node is moved (remove + insert) */
-			if (m[i].linked)
+			if (linked(i))
 				do_remove(node, i);
 			do_insert(node, i, pick_insert_key(&in));
 			break;
 		case 3:	/* remove if pending */
-			if (m[i].linked)
+			if (linked(i))
 				do_remove(node, i);
 			break;
 		case 4:	/* move a pending node to the same or a new key */
-			if (m[i].linked) {
-				u64 key = (op & 0x80) ? m[i].key : pick_insert_key(&in);
+			if (linked(i)) {
+				u64 key = (op & 0x80) ? mn[i].key : pick_insert_key(&in);
 
 				do_move(node, i, key);
 			}

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Suites of the twheel_kunit module.  wheel_kunit.c registers all of them
- * in its single kunit_test_suites() call, so the module's suites are listed
- * in one place; other files only define their suite under the name below.
+ * What every suite of tests/kunit/ and tests/stress/ may use; the facility
+ * suites' helpers are util.h's.
  */
 #ifndef _TWHEEL_KUNIT_H
 #define _TWHEEL_KUNIT_H
@@ -23,15 +22,5 @@
 		strscpy(desc, p->name, KUNIT_PARAM_DESC_SIZE);		\
 	}								\
 	KUNIT_ARRAY_PARAM(prefix, prefix##_params, prefix##_desc)
-
-/* The facility suite, defined in facility_kunit.c. */
-extern struct kunit_suite twheel_facility_suite;
-/* The engine suite, every engine against the model: engine_kunit.c. */
-extern struct kunit_suite twheel_engine_suite;
-/* Per-CPU bases, and their stress cases: facility_kunit.c. */
-extern struct kunit_suite twheel_smp_suite;
-extern struct kunit_suite twheel_smp_stress_suite;
-/* Runs under one base lock (the device's batches): facility_kunit.c. */
-extern struct kunit_suite twheel_batch_suite;
 
 #endif /* _TWHEEL_KUNIT_H */

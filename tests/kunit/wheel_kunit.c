@@ -3,25 +3,17 @@
  * KUnit suite for the pure hashed timing wheel (src/wheel.c).
  *
  * The wheel reads no clock: every case is the clock, and says which ticks
- * are over by calling tw_wheel_advance(w, upto, ...).  Cases run against a
- * reference model (struct twk): a plain array of the keys the nodes must
- * carry and of their state, checked after every insert, remove and advance:
- *
- *  - never early: a node is handed out only by an advance whose @upto is
- *    above its key;
- *  - exactly once, on time: after an advance that was not stopped by the
- *    execution cap, no node with key < @upto is left in the wheel, so each
- *    node is handed out by the first advance whose @upto passes its key;
- *  - a removed node is never handed out, a node is never handed out twice;
- *  - @count, the occupied bitmap and the invariant "every key >= @clk" agree
- *    with the model.
+ * are over by calling tw_wheel_advance(w, upto, ...).  Cases run against
+ * the engines' one reference model (tests/engines/model.h, through
+ * engine_util.h), checked after every insert, remove and advance: never
+ * early, exactly once and on time, nothing lost, the cap, order, count and
+ * "every key >= @clk"; and here against the wheel's own structure: every
+ * node in the slot of its key and not below the slot's bound, the occupied
+ * bitmap set exactly for the non-empty slots.
  *
  * Randomised cases use a xorshift generator seeded from the parameter, so a
  * failure reproduces; every loop is bounded to keep each case well under
  * 100 ms under TCG and KASAN.
- *
- * This file also registers the facility suite (kunit/facility_kunit.c),
- * so that both suites live in the one module twheel_kunit.ko.
  */
 #include <kunit/test.h>
 #include <linux/bitmap.h>
@@ -30,12 +22,12 @@
 #include <linux/list.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
-#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/twheel.h>
 
 #include "twheel_kunit.h"
+#include "engine_util.h"
 #include "wheel.h"
 
 /* --------------------------------------------------------------------- */
@@ -79,45 +71,22 @@ static u64 twk_below(struct twk_rng *r, u64 n)
 /* The wheel under test plus its reference model                          */
 /* --------------------------------------------------------------------- */
 
-enum twk_state {
-	TWK_IDLE,	/* never inserted */
-	TWK_PENDING,	/* in the wheel */
-	TWK_FIRED,	/* handed out by an advance */
-	TWK_REMOVED,	/* removed before it was due */
-};
-
 /**
- * struct twk - a wheel, its nodes and the reference model
- * @test:     the running test
- * @w:        the wheel under test
- * @nodes:    the nodes, all owned by the test
- * @n:        number of nodes
- * @key:      model: the key a pending node must carry (clamped to @clk)
- * @state:    model: enum twk_state of each node
- * @hits:     times each node was handed out
- * @fired_at: @upto of the advance that last handed the node out
- * @pending:  model: nodes in the wheel
- * @floor:    nodes handed out by an advance spanning at most a revolution
- *            must have key >= @floor (the cap defers, never reorders)
- * @got:      nodes handed out by the last advance
- * @kmin:     smallest key handed out by the last advance
- * @kmax:     largest key handed out by the last advance
- * @min_key:  model: smallest pending key after the last advance
+ * struct twk - a wheel under test and its model
+ * @test:  the running test
+ * @te:    the engine (Scheme 6) and the model, engine_util.h
+ * @w:     @te's wheel
+ * @nodes: the nodes, all owned by the test
+ * @m:     the model of each node
+ * @n:     number of nodes
  */
 struct twk {
 	struct kunit *test;
+	struct twe *te;
 	struct tw_wheel *w;
 	struct twheel_node *nodes;
+	struct twm_node *m;
 	unsigned int n;
-	u64 *key;
-	u8 *state;
-	unsigned int *hits;
-	u64 *fired_at;
-	unsigned long pending;
-	u64 floor;
-	unsigned int got;
-	u64 kmin, kmax;
-	u64 min_key;
 };
 
 static struct tw_wheel *twk_wheel_new(struct kunit *test, unsigned int bits,
@@ -146,26 +115,15 @@ static struct twk *twk_new(struct kunit *test, unsigned int bits, u64 clk,
 			   unsigned int n)
 {
 	struct twk *t;
-	unsigned int i;
 
 	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	t->test = test;
-	t->w = twk_wheel_new(test, bits, clk);
+	t->te = twe_new(test, TWHEEL_ENGINE_SCHEME6, bits, clk, n);
+	t->w = &t->te->e.wheel;
+	t->nodes = t->te->nodes;
+	t->m = t->te->m.node;
 	t->n = n;
-	t->nodes = kunit_kcalloc(test, n, sizeof(*t->nodes), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->nodes);
-	t->key = kunit_kcalloc(test, n, sizeof(*t->key), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->key);
-	t->state = kunit_kcalloc(test, n, sizeof(*t->state), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->state);
-	t->hits = kunit_kcalloc(test, n, sizeof(*t->hits), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->hits);
-	t->fired_at = kunit_kcalloc(test, n, sizeof(*t->fired_at), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->fired_at);
-	for (i = 0; i < n; i++)
-		tw_node_init(&t->nodes[i]);
-	t->min_key = TW_NO_TICK;
 	return t;
 }
 
@@ -202,13 +160,7 @@ static bool twk_occupied(const struct tw_wheel *w, u64 tick)
 /* The model's smallest pending key, TW_NO_TICK if none. */
 static u64 twk_model_min(const struct twk *t)
 {
-	u64 best = TW_NO_TICK;
-	unsigned int i;
-
-	for (i = 0; i < t->n; i++)
-		if (t->state[i] == TWK_PENDING)
-			best = min(best, t->key[i]);
-	return best;
+	return twm_min(&t->te->m);
 }
 
 /*
@@ -245,26 +197,17 @@ static void twk_check_wheel(struct twk *t)
 		}
 	}
 	KUNIT_ASSERT_EQ(test, linked, w->count);
-	KUNIT_ASSERT_EQ(test, w->count, t->pending);
+	KUNIT_ASSERT_EQ(test, w->count, t->te->m.pending);
 }
 
 static void twk_insert(struct twk *t, unsigned int i, u64 key)
 {
 	struct kunit *test = t->test;
-	struct tw_wheel *w = t->w;
-	u64 want = max(key, w->clk);
 
 	KUNIT_ASSERT_LT(test, i, t->n);
 	KUNIT_ASSERT_FALSE(test, tw_node_linked(&t->nodes[i]));
-	tw_wheel_insert(w, &t->nodes[i], key);
-	t->key[i] = want;
-	t->state[i] = TWK_PENDING;
-	t->pending++;
-	KUNIT_ASSERT_EQ_MSG(test, t->nodes[i].key, want,
-			    "insert %llu at clk %llu", key, w->clk);
-	KUNIT_ASSERT_TRUE(test, tw_node_linked(&t->nodes[i]));
-	KUNIT_ASSERT_TRUE(test, twk_occupied(w, want));
-	KUNIT_ASSERT_EQ(test, w->count, t->pending);
+	twe_insert(t->te, i, key);
+	KUNIT_ASSERT_TRUE(test, twk_occupied(t->w, t->nodes[i].key));
 }
 
 static void twk_remove(struct twk *t, unsigned int i)
@@ -274,105 +217,25 @@ static void twk_remove(struct twk *t, unsigned int i)
 	u64 key;
 
 	KUNIT_ASSERT_LT(test, i, t->n);
-	KUNIT_ASSERT_EQ(test, t->state[i], (u8)TWK_PENDING);
+	KUNIT_ASSERT_EQ(test, t->m[i].state, (u8)TWM_PENDING);
 	key = t->nodes[i].key;
-	tw_wheel_remove(w, &t->nodes[i]);
-	t->state[i] = TWK_REMOVED;
-	t->pending--;
-	KUNIT_ASSERT_FALSE(test, tw_node_linked(&t->nodes[i]));
-	KUNIT_ASSERT_EQ(test, w->count, t->pending);
+	twe_remove(t->te, i);
 	/* The slot's bit stays set exactly while the slot has other nodes. */
 	KUNIT_ASSERT_EQ(test, twk_occupied(w, key), twk_slot_len(w, key) != 0);
 }
 
 /*
- * One tw_wheel_advance() checked against the model.  Everything handed out
- * is unlinked again, so that the nodes can be re-inserted.  Returns the
- * number of nodes handed out.
+ * One tw_wheel_advance() checked against the model, which takes what was
+ * handed out off the list, so that the nodes can be re-inserted.  Returns
+ * the number of nodes handed out.
  */
 static unsigned int twk_advance(struct twk *t, u64 upto, unsigned int max)
 {
-	struct kunit *test = t->test;
-	struct tw_wheel *w = t->w;
-	u64 before = w->clk;
-	u64 span = upto > before ? upto - before : 0;
-	struct twheel_node *node;
-	struct hlist_node *tmp;
-	HLIST_HEAD(expired);
-	unsigned long due = 0;
-	unsigned int ret, i;
+	struct hlist_head expired = HLIST_HEAD_INIT;
+	unsigned int ret;
 
-	t->got = 0;
-	t->kmin = TW_NO_TICK;
-	t->kmax = 0;
-	ret = tw_wheel_advance(w, upto, max, &expired);
-
-	hlist_for_each_entry_safe(node, tmp, &expired, entry) {
-		unsigned long idx = node - t->nodes;
-
-		hlist_del_init(&node->entry);
-		KUNIT_ASSERT_LT_MSG(test, idx, (unsigned long)t->n,
-				    "foreign node handed out");
-		KUNIT_ASSERT_EQ_MSG(test, t->state[idx], (u8)TWK_PENDING,
-				    "node %lu (key %llu) handed out in state %u",
-				    idx, t->key[idx], t->state[idx]);
-		KUNIT_ASSERT_EQ(test, node->key, t->key[idx]);
-		KUNIT_ASSERT_LT_MSG(test, node->key, upto,
-				    "early: key %llu handed out by advance to %llu",
-				    node->key, upto);
-		KUNIT_ASSERT_GE_MSG(test, node->key, before,
-				    "key %llu was below clk %llu", node->key,
-				    before);
-		t->state[idx] = TWK_FIRED;
-		t->hits[idx]++;
-		t->fired_at[idx] = upto;
-		t->pending--;
-		t->got++;
-		t->kmin = min(t->kmin, node->key);
-		t->kmax = max(t->kmax, node->key);
-	}
-	KUNIT_ASSERT_EQ(test, ret, t->got);
-	if (max)
-		KUNIT_ASSERT_LE(test, ret, max);
-
-	/*
-	 * Within one revolution the cap defers nodes but never lets a later
-	 * tick overtake them: keys come out in non-decreasing order across
-	 * advances.  A longer advance hands out in slot order; afterwards
-	 * only the invariant (keys >= clk) bounds what comes next.
-	 */
-	if (t->got && span <= tw_wheel_size(w)) {
-		KUNIT_ASSERT_GE_MSG(test, t->kmin, t->floor,
-				    "key %llu handed out after key %llu",
-				    t->kmin, t->floor);
-		t->floor = max(t->floor, t->kmax);
-	} else if (t->got) {
-		t->floor = w->clk;
-	}
-
-	t->min_key = TW_NO_TICK;
-	for (i = 0; i < t->n; i++) {
-		if (t->state[i] != TWK_PENDING)
-			continue;
-		if (t->key[i] < upto)
-			due++;
-		t->min_key = min(t->min_key, t->key[i]);
-	}
-	KUNIT_ASSERT_EQ(test, w->count, t->pending);
-	KUNIT_ASSERT_LE(test, w->clk, max(upto, before));
-	KUNIT_ASSERT_GE(test, w->clk, before);
-	if (t->pending)
-		KUNIT_ASSERT_GE_MSG(test, t->min_key, w->clk,
-				    "key %llu left below clk %llu", t->min_key,
-				    w->clk);
-	if (!max || ret < max) {
-		KUNIT_ASSERT_EQ_MSG(test, due, 0UL,
-				    "%lu due nodes left by advance to %llu", due,
-				    upto);
-		KUNIT_ASSERT_EQ(test, w->clk, max(upto, before));
-	} else if (due) {
-		KUNIT_ASSERT_LT(test, w->clk, upto);
-	}
+	ret = twm_advance(&t->te->m, upto, max, false, &expired);
+	twe_ok(t->te);
 	return ret;
 }
 
@@ -384,12 +247,12 @@ static unsigned long twk_advance_to(struct twk *t, u64 upto, unsigned int max)
 {
 	struct kunit *test = t->test;
 	unsigned long total = 0, calls = 0;
-	unsigned long limit = t->pending / (max ? max : 1) + 2;
+	unsigned long limit = t->te->m.pending / (max ? max : 1) + 2;
 
 	do {
 		total += twk_advance(t, upto, max);
 		if (t->w->clk < upto)
-			KUNIT_ASSERT_EQ(test, t->got, max);
+			KUNIT_ASSERT_EQ(test, t->te->m.got, max);
 		KUNIT_ASSERT_LE_MSG(test, ++calls, limit,
 				    "no progress towards %llu", upto);
 	} while (t->w->clk < upto);
@@ -403,7 +266,7 @@ static u64 twk_fired_mask(const struct twk *t, u64 upto)
 	u64 m = 0;
 
 	for (i = 0; i < t->n && i < 64; i++)
-		if (t->state[i] == TWK_FIRED && t->fired_at[i] == upto)
+		if (t->m[i].state == TWM_FIRED && t->m[i].fired_at == upto)
 			m |= 1ULL << i;
 	return m;
 }
@@ -542,10 +405,10 @@ static void tw_wheel_remove_node_not_handed_out(struct kunit *test)
 	twk_remove(t, 2);
 
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 111, 0), 2U);
-	KUNIT_EXPECT_EQ(test, t->hits[0], 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[1], 0U);
-	KUNIT_EXPECT_EQ(test, t->hits[2], 0U);
-	KUNIT_EXPECT_EQ(test, t->hits[3], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[0].hits, 1U);
+	KUNIT_EXPECT_EQ(test, t->m[1].hits, 0U);
+	KUNIT_EXPECT_EQ(test, t->m[2].hits, 0U);
+	KUNIT_EXPECT_EQ(test, t->m[3].hits, 1U);
 	KUNIT_EXPECT_EQ(test, w->count, 0UL);
 	KUNIT_EXPECT_FALSE(test, twk_occupied(w, 110));
 	/* Much later, still nothing. */
@@ -570,7 +433,7 @@ static void tw_wheel_reinsert_after_remove_moves_slot(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 6, 0), 0U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 20, 0), 0U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 21, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[0], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[0].hits, 1U);
 	twk_check_wheel(t);
 }
 
@@ -582,15 +445,15 @@ static void tw_wheel_reinsert_after_fire_fires_again(struct kunit *test)
 	twk_insert(t, 0, 9);
 	for (upto = 1; upto <= 10; upto++)
 		twk_advance(t, upto, 0);
-	KUNIT_ASSERT_EQ(test, t->hits[0], 1U);
-	KUNIT_EXPECT_EQ(test, t->fired_at[0], 10ULL);
+	KUNIT_ASSERT_EQ(test, t->m[0].hits, 1U);
+	KUNIT_EXPECT_EQ(test, t->m[0].fired_at, 10ULL);
 
 	/* Periodic re-arm from the expired list: one revolution later. */
 	twk_insert(t, 0, 9 + 16);
 	for (upto = 11; upto <= 40; upto++)
 		twk_advance(t, upto, 0);
-	KUNIT_EXPECT_EQ(test, t->hits[0], 2U);
-	KUNIT_EXPECT_EQ(test, t->fired_at[0], 26ULL);
+	KUNIT_EXPECT_EQ(test, t->m[0].hits, 2U);
+	KUNIT_EXPECT_EQ(test, t->m[0].fired_at, 26ULL);
 	twk_check_wheel(t);
 }
 
@@ -633,7 +496,7 @@ static void tw_wheel_insert_past_key_while_capped_fires_next(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t->nodes[5].key, 3ULL);
 
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 20, 0), 4U);
-	KUNIT_EXPECT_EQ(test, t->hits[5], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[5].hits, 1U);
 	KUNIT_EXPECT_EQ(test, w->count, 0UL);
 	twk_check_wheel(t);
 }
@@ -692,13 +555,13 @@ static void tw_wheel_advance_fires_only_due(struct kunit *test)
 	/* Key 21 == upto is not over yet. */
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 21, 0), 16U);
 	KUNIT_EXPECT_EQ(test, twk_fired_mask(t, 21), GENMASK_ULL(20, 5));
-	KUNIT_EXPECT_EQ(test, t->state[21], (u8)TWK_PENDING);
+	KUNIT_EXPECT_EQ(test, t->m[21].state, (u8)TWM_PENDING);
 	KUNIT_EXPECT_TRUE(test, twk_in_slot(w, &t->nodes[21]));
 
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 40, 0), 19U);
 	KUNIT_EXPECT_EQ(test, w->count, 0UL);
 	for (i = 0; i < 40; i++)
-		KUNIT_EXPECT_EQ(test, t->hits[i], 1U);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, 1U);
 	twk_check_wheel(t);
 }
 
@@ -724,7 +587,7 @@ static void tw_wheel_advance_one_tick_visits_one_slot(struct kunit *test)
 	/* ... and left them where and as they were. */
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_TRUE(test, twk_in_slot(w, &t->nodes[i]));
-		KUNIT_EXPECT_EQ(test, t->nodes[i].key, t->key[i]);
+		KUNIT_EXPECT_EQ(test, t->nodes[i].key, t->m[i].key);
 	}
 	KUNIT_EXPECT_TRUE(test, twk_occupied(w, 32));
 	for (i = 3; i < 8; i++)
@@ -774,10 +637,10 @@ static void tw_wheel_advance_tick_by_tick_exactly_once(struct kunit *test)
 
 		KUNIT_ASSERT_EQ(test, twk_advance(t, upto, 0), k < 48 ? 1U : 0U);
 		if (k < 48)
-			KUNIT_ASSERT_EQ(test, t->fired_at[k], upto);
+			KUNIT_ASSERT_EQ(test, t->m[k].fired_at, upto);
 	}
 	for (i = 0; i < 48; i++)
-		KUNIT_EXPECT_EQ(test, t->hits[i], 1U);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, 1U);
 	twk_check_wheel(t);
 }
 
@@ -799,8 +662,8 @@ static void tw_wheel_advance_far_future_waits_revolutions(struct kunit *test)
 	for (upto = 1; upto <= 80; upto++)
 		twk_advance(t, upto, 0);
 	for (i = 0; i < ARRAY_SIZE(keys); i++) {
-		KUNIT_EXPECT_EQ(test, t->hits[i], 1U);
-		KUNIT_EXPECT_EQ(test, t->fired_at[i], keys[i] + 1);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, 1U);
+		KUNIT_EXPECT_EQ(test, t->m[i].fired_at, keys[i] + 1);
 	}
 	KUNIT_EXPECT_EQ(test, t->w->count, 0UL);
 }
@@ -822,19 +685,19 @@ static void tw_wheel_advance_beyond_2_32_ticks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_advance(t, 1ULL << 32, 0), 0U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, far, 0), 0U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, far + 1, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[0], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[0].hits, 1U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, far + 256, 0), 0U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, far + 257, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[1], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[1].hits, 1U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, big - 256, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[2], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[2].hits, 1U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, big - 255, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[3], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[3].hits, 1U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, big, 0), 0U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, big + 1, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[4], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[4].hits, 1U);
 	KUNIT_EXPECT_EQ(test, twk_advance(t, big + 2, 0), 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[5], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[5].hits, 1U);
 	KUNIT_EXPECT_EQ(test, w->count, 0UL);
 	KUNIT_EXPECT_EQ(test, w->clk, big + 2);
 }
@@ -897,7 +760,7 @@ static void tw_wheel_advance_cap_hands_out_in_batches(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, calls, DIV_ROUND_UP(p->n, p->max));
 	KUNIT_EXPECT_EQ(test, t->w->count, 0UL);
 	for (i = 0; i < p->n; i++)
-		KUNIT_EXPECT_EQ(test, t->hits[i], 1U);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, 1U);
 	twk_check_wheel(t);
 }
 
@@ -921,16 +784,16 @@ static void tw_wheel_advance_cap_deferred_before_later(struct kunit *test)
 
 	/* The two deferred nodes come first, then tick 6, then tick 7. */
 	KUNIT_ASSERT_EQ(test, twk_advance(t, 8, 2), 2U);
-	KUNIT_EXPECT_EQ(test, t->kmin, 5ULL);
-	KUNIT_EXPECT_EQ(test, t->kmax, 5ULL);
+	KUNIT_EXPECT_EQ(test, t->te->m.kmin, 5ULL);
+	KUNIT_EXPECT_EQ(test, t->te->m.kmax, 5ULL);
 	do {
 		/* twk_advance() checks keys never decrease across calls. */
 		twk_advance(t, 8, 2);
 		KUNIT_ASSERT_LE(test, ++calls, 4U);
 	} while (w->clk < 8);
 	for (i = 0; i < 11; i++)
-		KUNIT_EXPECT_EQ(test, t->hits[i], 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[11], 0U);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, 1U);
+	KUNIT_EXPECT_EQ(test, t->m[11].hits, 0U);
 	KUNIT_EXPECT_EQ(test, w->count, 1UL);
 	twk_check_wheel(t);
 }
@@ -954,7 +817,7 @@ static void tw_wheel_advance_cap_catch_up_without_loss(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->w->count, 100 - due);
 	KUNIT_EXPECT_EQ(test, t->w->clk, upto);
 	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_EQ(test, t->hits[i], t->key[i] < upto ? 1U : 0U);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, t->m[i].key < upto ? 1U : 0U);
 	twk_check_wheel(t);
 }
 
@@ -981,7 +844,7 @@ static void tw_wheel_advance_catch_up_many_revolutions(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->clk, upto);
 	KUNIT_EXPECT_EQ(test, w->count, 300 - due);
 	for (i = 0; i < 300; i++)
-		KUNIT_EXPECT_EQ(test, t->hits[i], t->key[i] < upto ? 1U : 0U);
+		KUNIT_EXPECT_EQ(test, t->m[i].hits, t->m[i].key < upto ? 1U : 0U);
 	twk_check_wheel(t);
 
 	/* Catch up again past everything but the far-future ones. */
@@ -1007,8 +870,8 @@ static void tw_wheel_advance_catch_up_sparse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twk_advance(t, size * 100, 0), 2U);
 	KUNIT_EXPECT_EQ(test, w->clk, size * 100);
 	KUNIT_EXPECT_EQ(test, w->max_slot, 1UL);
-	KUNIT_EXPECT_EQ(test, t->hits[0], 1U);
-	KUNIT_EXPECT_EQ(test, t->hits[1], 1U);
+	KUNIT_EXPECT_EQ(test, t->m[0].hits, 1U);
+	KUNIT_EXPECT_EQ(test, t->m[1].hits, 1U);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_lower_bound(w), size * 1000 + size - 1);
 	KUNIT_EXPECT_EQ(test, tw_wheel_next_key(w, TW_NO_TICK),
 			size * 1000 + size - 1);
@@ -1153,7 +1016,7 @@ static void twk_random_run(struct kunit *test, const struct twk_rand_param *p)
 	for (round = 0; round < p->rounds; round++) {
 		for (op = 0; op < 4; op++) {
 			i = twk_below(&r, p->nodes);
-			if (t->state[i] != TWK_PENDING) {
+			if (t->m[i].state != TWM_PENDING) {
 				twk_insert(t, i, twk_gen_key(&r, w->clk, size));
 			} else if (!twk_below(&r, 3)) {
 				twk_remove(t, i);
@@ -1169,8 +1032,8 @@ static void twk_random_run(struct kunit *test, const struct twk_rand_param *p)
 					p->cap);
 		/* The queries agree with the model on the way. */
 		KUNIT_ASSERT_EQ(test, tw_wheel_next_key(w, TW_NO_TICK),
-				t->min_key);
-		KUNIT_ASSERT_LE(test, tw_wheel_next_lower_bound(w), t->min_key);
+				twk_model_min(t));
+		KUNIT_ASSERT_LE(test, tw_wheel_next_lower_bound(w), twk_model_min(t));
 		if (round % 32 == 0)
 			twk_check_wheel(t);
 	}
@@ -1180,7 +1043,7 @@ static void twk_random_run(struct kunit *test, const struct twk_rand_param *p)
 	KUNIT_EXPECT_EQ(test, w->count, 0UL);
 	KUNIT_EXPECT_TRUE(test, bitmap_empty(w->occupied, size));
 	for (i = 0; i < p->nodes; i++) {
-		KUNIT_EXPECT_NE(test, t->state[i], (u8)TWK_PENDING);
+		KUNIT_EXPECT_NE(test, t->m[i].state, (u8)TWM_PENDING);
 		KUNIT_EXPECT_FALSE(test, tw_node_linked(&t->nodes[i]));
 	}
 	/* The run must have exercised both removal and expiry. */
@@ -1315,7 +1178,7 @@ static void twk_query_step(struct twk *t, struct twk_rng *r)
 
 	for (op = 0; op < 3; op++) {
 		i = twk_below(r, t->n);
-		if (t->state[i] != TWK_PENDING)
+		if (t->m[i].state != TWM_PENDING)
 			twk_insert(t, i, twk_gen_key(r, t->w->clk, size));
 		else if (twk_below(r, 2))
 			twk_remove(t, i);
@@ -1340,7 +1203,7 @@ static void tw_wheel_next_lower_bound_random(struct kunit *test)
 		u64 min = twk_model_min(t);
 		u64 d;
 
-		if (!t->pending) {
+		if (!t->te->m.pending) {
 			KUNIT_ASSERT_EQ(test, lb, TW_NO_TICK);
 		} else {
 			KUNIT_ASSERT_GE(test, lb, w->clk);
@@ -1442,7 +1305,7 @@ static void tw_wheel_next_key_after_removals(struct kunit *test)
 	for (i = 0; i < 24; i++)
 		twk_insert(t, i, 7 + (i * 29ULL) % 200);
 	/* Remove the minimum, then some other node, until empty. */
-	for (j = 0; t->pending; j++) {
+	for (j = 0; t->te->m.pending; j++) {
 		u64 min = twk_model_min(t);
 
 		KUNIT_ASSERT_EQ(test, tw_wheel_next_key(w, TW_NO_TICK), min);
@@ -1451,8 +1314,8 @@ static void tw_wheel_next_key_after_removals(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, tw_wheel_next_key(w, min - 1),
 					TW_NO_TICK);
 		for (i = 0; i < 24; i++) {
-			if (t->state[i] == TWK_PENDING &&
-			    ((j & 1) ? t->key[i] != min : t->key[i] == min)) {
+			if (t->m[i].state == TWM_PENDING &&
+			    ((j & 1) ? t->m[i].key != min : t->m[i].key == min)) {
 				twk_remove(t, i);
 				break;
 			}
@@ -1715,11 +1578,4 @@ static struct kunit_suite twheel_wheel_suite = {
 	.test_cases = twheel_wheel_cases,
 };
 
-kunit_test_suites(&twheel_wheel_suite, &twheel_engine_suite,
-		  &twheel_facility_suite, &twheel_smp_suite,
-		  &twheel_smp_stress_suite, &twheel_batch_suite);
-
-MODULE_DESCRIPTION("KUnit suites for twheel: the wheel, the engines and the facility");
-MODULE_LICENSE("GPL");
-/* the facility's internal batch functions (EXPORT_SYMBOL_IF_KUNIT) */
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+kunit_test_suite(twheel_wheel_suite);

@@ -691,6 +691,20 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 }
 
 /*
+ * Note the timers the engine moved between its lists (its count was
+ * @before) under the hold of the base lock that is ending: the largest
+ * such is the statistic that shows the bound of TWHEEL_HOLD_MOVES.
+ */
+static __always_inline void twheel_hold_moves(struct twheel_base *base,
+					      u64 before)
+{
+	u64 moved = tw_engine_moves(&base->engine) - before;
+
+	if (unlikely(moved > base->stats.max_hold_moves))
+		base->stats.max_hold_moves = moved;
+}
+
+/*
  * Move at most @budget due timers from the engine to the expired list and
  * mark them.  The marking reads every timer anyway, so the engine may hand
  * out a due slot unread, and this loop counts and caps it: one pass over
@@ -701,6 +715,7 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 					unsigned int budget)
 {
+	u64 moves = tw_engine_moves(&base->engine);
 	struct hlist_node *rest = NULL;
 	struct twheel_timer *timer;
 	unsigned int got, n = 0;
@@ -708,6 +723,7 @@ static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 	WARN_ON_ONCE(!hlist_empty(&base->expired));
 	got = tw_engine_advance_loose(&base->engine, upto, budget,
 				      &base->expired);
+	twheel_hold_moves(base, moves);
 	hlist_for_each_entry(timer, &base->expired, node.entry) {
 		if (n == budget) {
 			rest = &timer->node.entry;
@@ -804,6 +820,7 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "late:\t\t%llu\n", st.late);
 	seq_printf(m, "max_slot:\t%llu\n", st.max_slot);
 	seq_printf(m, "moves:\t\t%llu\n", st.moves);
+	seq_printf(m, "max_hold_moves:\t%llu\n", st.max_hold_moves);
 	seq_printf(m, "migrated:\t%llu\n", st.migrated);
 	seq_printf(m, "contended:\t%llu\n", st.contended);
 	seq_printf(m, "wakeups:\t%llu\n", st.wakeups);
@@ -1211,13 +1228,14 @@ static noinline void twheel_forward_clock(struct twheel_base *base,
 					  unsigned long j)
 {
 	struct tw_engine *e = &base->engine;
-	u64 to;
+	u64 moves = tw_engine_moves(e), to;
 
 	base->fwd_jiffies = j;
 	to = min(twheel_time_to_tick(base->wheel, ktime_get()),
 		 tw_engine_next_lower_bound(e));
 	if (to > tw_engine_clk(e))
 		WARN_ON_ONCE(tw_engine_advance(e, to, 0, &base->expired));
+	twheel_hold_moves(base, moves);
 }
 
 static __always_inline void twheel_forward(struct twheel_base *base)
@@ -2149,6 +2167,8 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 		stats->cancelled += st.cancelled;
 		stats->late += st.late;
 		stats->max_slot = max(stats->max_slot, st.max_slot);
+		stats->max_hold_moves = max(stats->max_hold_moves,
+					    st.max_hold_moves);
 		stats->wakeups += st.wakeups;
 		stats->pending += st.pending;
 		stats->moves += st.moves;

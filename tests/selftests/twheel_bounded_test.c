@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Selftest of /dev/twheel: no hold of a base's lock does work that grows
+ * with the number of timers (Documentation/design.rst, "Bounded work under
+ * the lock").
+ *
+ * one_upper_slot: a thread pinned to CPU 0 arms, in batches, up to 10^6
+ * timers (as many as the per-user limit allows, at least 2 * 10^5) with
+ * TWHEEL_ARM_ABS expiries inside one window of 64 ticks about 20 s out:
+ * more than a revolution of the default hierarchical wheel, so they wait
+ * on one upper slot (the window crosses a slot boundary in fewer than one
+ * case in a hundred; its larger part is then the slot that counts).  A
+ * little before the window, when the clock has passed the slot's block
+ * start but the tick handler has not woken yet, one more ARM on CPU 0 runs
+ * the arm path's clock forward; then every event is read.  The debugfs
+ * statistic max_hold_moves, the most timers moved between the engine's
+ * lists under one hold of a base lock since the module was loaded, must
+ * stay within TWHEEL_HOLD_MOVES (256) after that ARM and after the
+ * slot's cascade by the tick handler.  Every timer must fire once, never
+ * early.
+ *
+ * Skips when the default wheel's engine is not the hierarchical one (the
+ * others move no timers) or debugfs cannot be read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "twheel_utils.h"
+
+#define STATS		"/sys/kernel/debug/twheel/default/stats"
+/* TWHEEL_HOLD_MOVES of include/linux/twheel.h */
+#define HOLD_MOVES	256
+#define WANT		1000000
+#define AT_LEAST	200000
+#define BATCH		1024
+#define WINDOW_TICKS	64
+#define LEAD_NS		(20 * NSEC_PER_SEC)
+
+/* A "name:\tvalue" line of the debugfs stats, or -1. */
+static long long stat_of(const char *name)
+{
+	size_t len = strlen(name);
+	char line[256];
+	long long v = -1;
+	FILE *f;
+
+	f = fopen(STATS, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len) && line[len] == ':') {
+			v = strtoll(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static bool engine_is_hier(void)
+{
+	char line[256];
+	bool hier = false;
+	FILE *f;
+
+	f = fopen(STATS, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "engine:", 7)) {
+			hier = strstr(line, "hier");
+			break;
+		}
+	fclose(f);
+	return hier;
+}
+
+FIXTURE(bounded) {
+	int fd;
+	uint64_t tick_ns;
+};
+
+FIXTURE_SETUP(bounded)
+{
+	struct twheel_api api;
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpus), &cpus));
+	self->fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd);
+	test_ioctl_api(self->fd, &api);
+	self->tick_ns = api.out_tick_ns;
+}
+
+FIXTURE_TEARDOWN(bounded)
+{
+	close(self->fd);
+}
+
+TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
+{
+	uint64_t t0 = now_ns() + LEAD_NS, span = WINDOW_TICKS * self->tick_ns;
+	static struct twheel_event ev[4096];
+	struct twheel_batch_op *ops;
+	long long moves_arm, moves;
+	unsigned long armed = 0, seen = 0, early = 0;
+	uint64_t handle, deadline;
+	bool full = false;
+
+	if (stat_of("max_hold_moves") < 0)
+		SKIP(return, "cannot read max_hold_moves in %s", STATS);
+	if (!engine_is_hier())
+		SKIP(return, "the default wheel's engine is not hier");
+	ops = calloc(BATCH, sizeof(*ops));
+	ASSERT_NE(NULL, ops);
+	while (armed < WANT && !full) {
+		uint32_t done = 0, i, n = BATCH;
+
+		if (n > WANT - armed)
+			n = WANT - armed;
+		for (i = 0; i < n; i++)
+			op_arm(&ops[i], TWHEEL_ARM_ABS,
+			       t0 + (armed + i) % span, 0, armed + i);
+		_test_ioctl_batch(self->fd, ops, n, &done);
+		for (i = 0; i < done; i++) {
+			if (op_res(&ops[i]) == -ENOSPC) {
+				full = true;
+				break;
+			}
+			ASSERT_EQ(0, op_res(&ops[i]));
+			armed++;
+		}
+		if (done < n)
+			full = true;
+	}
+	free(ops);
+	TH_LOG("%lu timers armed, the last %.1f s before the window",
+	       armed, (double)(t0 - now_ns()) / NSEC_PER_SEC);
+	ASSERT_LE(AT_LEAST, armed);
+	/* Well before the window: the upper slot still holds them. */
+	ASSERT_LT(now_ns() + 9 * NSEC_PER_SEC, t0);
+
+	/* Past the slot's block start (unless it is within 30 ms of t0). */
+	pause_ns(t0 - 30 * NSEC_PER_MSEC - now_ns());
+	ASSERT_EQ(0, _test_ioctl_arm(self->fd, 0, NSEC_PER_SEC, 0, 0,
+				     ~0ULL, &handle));
+	moves_arm = stat_of("max_hold_moves");
+	TH_LOG("max_hold_moves after the ARM: %lld", moves_arm);
+
+	deadline = t0 + span + 120 * NSEC_PER_SEC;
+	while (seen < armed + 1) {
+		int i, n = read_by(self->fd, ev, 4096, deadline);
+
+		ASSERT_LE(0, n);
+		for (i = 0; i < n; i++) {
+			if (ev[i].fired < ev[i].expires)
+				early++;
+			seen++;
+		}
+	}
+	moves = stat_of("max_hold_moves");
+	TH_LOG("max_hold_moves after the cascade: %lld (moves: %lld)", moves,
+	       stat_of("moves"));
+	EXPECT_EQ(0, early);
+	EXPECT_EQ(armed + 1, seen);
+	EXPECT_LE(moves_arm, HOLD_MOVES);
+	EXPECT_LE(moves, HOLD_MOVES);
+}
+
+TEST_HARNESS_MAIN

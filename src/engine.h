@@ -12,7 +12,10 @@
  *   advance(upto, max, expired)
  *                       hand out the nodes with key < @upto, at most @max
  *                       (0: no cap), appended to @expired; when capped the
- *                       clock stays below @upto and the rest come first
+ *                       clock stays below @upto and the rest come first;
+ *                       the clock never passes TW_NO_TICK - 1 (an advance
+ *                       to TW_NO_TICK hands out every node and leaves it
+ *                       there), so that every key stays below TW_NO_TICK
  *   advance_loose(upto, max, expired), settle(taken, rest)
  *                       the same for a caller that reads every node it is
  *                       handed anyway: the engine may hand out a list it

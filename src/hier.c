@@ -846,6 +846,9 @@ static noinline unsigned int tw_hier_walk(struct tw_hier *h, u64 upto,
 		}
 		h->clk = min(tc, upto);
 	}
+	/* The last tick is never over: every key stays below TW_NO_TICK. */
+	if (unlikely(h->clk == TW_NO_TICK))
+		h->clk = TW_NO_TICK - 1;
 	return o->n;
 }
 

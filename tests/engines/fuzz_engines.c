@@ -168,6 +168,8 @@ NO_COVERAGE static int check_node(const struct twheel_node *node, bool *seen,
 	if (node->key < CLK)
 		FAIL("node %d key %llu below clk", i,
 		     (unsigned long long)node->key);
+	if (node->key == TW_NO_TICK)
+		FAIL("node %d key TW_NO_TICK", i);
 	return i;
 }
 

@@ -76,6 +76,12 @@ SEEDS = {
     + adv(2, 0, 60) + ins(6, 0, 2) + bytes([REM, 6]) + adv(0x12, 0, 5)
     + ins(7, 0, 2) + bytes([REM, 7]) + adv(0x12, 0, 3) + adv(7, 0, 0)
     + bytes([NEXT, 3]),
+    # The end of time: an advance to TW_NO_TICK hands out everything and
+    # leaves the clock on the last tick, where an insert still has a key
+    # below TW_NO_TICK, and the engine is not empty.
+    "end-of-time": bytes([0, 0])
+    + ins(0, 0, 3) + ins(1, 3, 0, 1) + adv(0x26) + ins(2, 0, 5)
+    + bytes([NEXT, 3]) + ins(3, 1, 2) + adv(0x26) + bytes([NEXT, 3]),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

@@ -88,6 +88,9 @@ static void twm_placed(struct twm *t, unsigned int i, u64 key, u64 clk,
 	struct twheel_node *node = &t->nodes[i];
 	u64 want = max(key, clk);
 
+	if (want == TW_NO_TICK)
+		twm_fail(t, "%s of node %u at %llu: the clock is at TW_NO_TICK",
+			 op, i, (unsigned long long)key);
 	if (node->key != want)
 		twm_fail(t, "%s of node %u at %llu (clock %llu): key %llu", op,
 			 i, (unsigned long long)key, (unsigned long long)clk,
@@ -246,6 +249,9 @@ unsigned int twm_advance(struct twm *t, u64 upto, unsigned int max,
 	u64 from = tw_engine_clk(t->e), end = max(upto, from), prev = 0, clk;
 	bool ordered = t->e->kind != TWHEEL_ENGINE_SCHEME6 ||
 		       end - from <= tw_engine_slots(t->e);
+
+	/* the last tick is never over: every key stays below TW_NO_TICK */
+	end = min(end, TW_NO_TICK - 1);
 	unsigned int np = 0, n, i;
 	unsigned long due = 0;
 	int lost = -1;

@@ -21,15 +21,23 @@
  *
  * Skips when the default wheel's engine is not the hierarchical one (the
  * others move no timers) or debugfs cannot be read.
+ *
+ * unprivileged_open: the other engines do not bound the work under a lock,
+ * so with engine=scheme6 or engine=lawn only CAP_SYS_ADMIN may open the
+ * device: a process that dropped to user nobody gets EPERM from open(),
+ * and with hier it gets a file.  The selftest plan runs this program on
+ * every engine.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -174,6 +182,31 @@ TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
 	EXPECT_EQ(armed + 1, seen);
 	EXPECT_LE(moves_arm, HOLD_MOVES);
 	EXPECT_LE(moves, HOLD_MOVES);
+}
+
+TEST(unprivileged_open)
+{
+	bool hier = engine_is_hier();
+	int status, fd;
+	pid_t pid;
+
+	if (stat_of("max_hold_moves") < 0)
+		SKIP(return, "cannot read %s", STATS);
+	if (geteuid())
+		SKIP(return, "must start as root to drop to nobody");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(100);
+		fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+		_exit(fd >= 0 ? 0 : errno);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	TH_LOG("engine %s: open() as nobody: %s", hier ? "hier" : "other",
+	       WEXITSTATUS(status) ? strerror(WEXITSTATUS(status)) : "ok");
+	EXPECT_EQ(hier ? 0 : EPERM, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN

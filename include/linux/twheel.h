@@ -129,7 +129,9 @@ enum twheel_mode {
  * @bases:     number of bases the figures cover
  * @max_hold_moves: the most timers moved between an engine's lists (the
  *             cascades of the hierarchical engine) under one hold of a
- *             base's lock; at most TWHEEL_HOLD_MOVES
+ *             base's lock, by the tick handler or an arm; at most
+ *             TWHEEL_HOLD_MOVES (hotplug's hand-over of a dead CPU's
+ *             timers, which moves them all, is not counted)
  */
 struct twheel_stats {
 	u64 armed;

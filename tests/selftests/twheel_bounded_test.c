@@ -19,6 +19,12 @@
  * slot's cascade by the tick handler.  Every timer must fire once, never
  * early.
  *
+ * Meanwhile a SCHED_FIFO thread on CPU 0, the CPU that owns the timers,
+ * sleeps 1 ms at a time (cyclictest's measurement) and the test logs its
+ * largest wakeup overshoot before the window and around the cascade:
+ * figures for the record, not asserted (TCG's timing is not the
+ * hardware's).
+ *
  * Skips when the default wheel's engine is not the hierarchical one (the
  * others move no timers) or debugfs cannot be read.
  *
@@ -31,6 +37,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -90,6 +97,47 @@ static bool engine_is_hier(void)
 	return hier;
 }
 
+/*
+ * The latency probe: sleep 1 ms to an absolute time, again and again, and
+ * keep the largest overshoot of each phase (0: before the cascade, 1:
+ * around it) until @stop.
+ */
+struct probe {
+	pthread_t thread;
+	int phase;
+	bool stop;
+	uint64_t worst[2];
+	bool fifo;
+};
+
+static void *probe_main(void *arg)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct probe *p = arg;
+	struct timespec ts;
+	uint64_t next;
+
+	p->fifo = !pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	next = now_ns();
+	while (!__atomic_load_n(&p->stop, __ATOMIC_RELAXED)) {
+		int ph = __atomic_load_n(&p->phase, __ATOMIC_RELAXED);
+		uint64_t late;
+
+		next += NSEC_PER_MSEC;
+		ts.tv_sec = next / NSEC_PER_SEC;
+		ts.tv_nsec = next % NSEC_PER_SEC;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		late = now_ns() - next;
+		if (late > p->worst[ph])
+			p->worst[ph] = late;
+		/* a long stall: start again from now, not with a burst */
+		if (late > NSEC_PER_MSEC)
+			next = now_ns();
+	}
+	return NULL;
+}
+
 FIXTURE(bounded) {
 	int fd;
 	uint64_t tick_ns;
@@ -122,6 +170,7 @@ TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
 	long long moves_arm, moves;
 	unsigned long armed = 0, seen = 0, early = 0;
 	uint64_t handle, deadline;
+	struct probe probe = { 0 };
 	bool full = false;
 
 	if (stat_of("max_hold_moves") < 0)
@@ -157,7 +206,13 @@ TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
 	/* Well before the window: the upper slot still holds them. */
 	ASSERT_LT(now_ns() + 9 * NSEC_PER_SEC, t0);
 
+	/* The probe, inheriting CPU 0: two seconds before the cascade... */
+	pause_ns(t0 - 3 * NSEC_PER_SEC - now_ns());
+	ASSERT_EQ(0, pthread_create(&probe.thread, NULL, probe_main, &probe));
+
 	/* Past the slot's block start (unless it is within 30 ms of t0). */
+	pause_ns(t0 - 1 * NSEC_PER_SEC - now_ns());
+	__atomic_store_n(&probe.phase, 1, __ATOMIC_RELAXED);
 	pause_ns(t0 - 30 * NSEC_PER_MSEC - now_ns());
 	ASSERT_EQ(0, _test_ioctl_arm(self->fd, 0, NSEC_PER_SEC, 0, 0,
 				     ~0ULL, &handle));
@@ -175,6 +230,12 @@ TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
 			seen++;
 		}
 	}
+	__atomic_store_n(&probe.stop, true, __ATOMIC_RELAXED);
+	pthread_join(probe.thread, NULL);
+	/* "around": from 1 s before the window to its last event */
+	TH_LOG("probe (%s, 1 ms sleeps, CPU 0): worst overshoot %.3f ms before, %.3f ms around",
+	       probe.fifo ? "SCHED_FIFO 1" : "not SCHED_FIFO",
+	       probe.worst[0] / 1e6, probe.worst[1] / 1e6);
 	moves = stat_of("max_hold_moves");
 	TH_LOG("max_hold_moves after the cascade: %lld (moves: %lld)", moves,
 	       stat_of("moves"));

@@ -111,6 +111,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/build_bug.h>
+#include <linux/capability.h>
 #include <linux/compat.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
@@ -1744,6 +1745,15 @@ static int twheel_open(struct inode *inode, struct file *file)
 	struct twheel_stats st;
 	struct twheel_ctx *ctx;
 
+	/*
+	 * Only the hierarchical engine bounds the work one hold of a base
+	 * lock does; with Scheme 6 or the Lawn the timers of one user can
+	 * make a single tick or arm walk all of them (design.rst, "Bounded
+	 * work under the lock").  So those are for the administrator only.
+	 */
+	twheel_get_stats(twheel_default(), &st);
+	if (st.engine != TWHEEL_ENGINE_HIER && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;

@@ -12,7 +12,18 @@
  *   advance(upto, max, expired)
  *                       hand out the nodes with key < @upto, at most @max
  *                       (0: no cap), appended to @expired; when capped the
- *                       clock stays below @upto and the rest come first
+ *                       clock stays below @upto and the rest come first;
+ *                       the clock never passes TW_NO_TICK - 1 (an advance
+ *                       to TW_NO_TICK hands out every node and leaves it
+ *                       there), so that every key stays below TW_NO_TICK
+ *   set_chunk(n)        at most @n node moves per advance (0: no limit);
+ *                       an advance cut short by it also leaves the clock
+ *                       below @upto (or at it, with its bookkeeping left
+ *                       for the next advance, which the bounds account for)
+ *   forward(to)         move the clock on to at most @to, which is no later
+ *                       than next_lower_bound(), handing out nothing: O(1)
+ *                       for the hierarchical engine, which stops at its next
+ *                       cascade point rather than do it
  *   advance_loose(upto, max, expired), settle(taken, rest)
  *                       the same for a caller that reads every node it is
  *                       handed anyway: the engine may hand out a list it
@@ -122,6 +133,37 @@ static inline unsigned int tw_engine_advance(struct tw_engine *e, u64 upto,
 	default:
 		return tw_hier_advance(&e->hier, upto, max, expired);
 	}
+}
+
+/*
+ * At most @moves node moves per advance (0: none, the default): only the
+ * hierarchical engine moves nodes between its lists; the others hand out
+ * or read them where they are (see Documentation/design.rst, "Bounded
+ * work under the lock").
+ */
+static inline void tw_engine_set_chunk(struct tw_engine *e,
+				       unsigned int moves)
+{
+	if (e->kind == TWHEEL_ENGINE_HIER)
+		e->hier.chunk = moves;
+}
+
+/*
+ * Move the clock on to @to, at most next_lower_bound(), so that inserts
+ * place keys from the present: nothing is due before @to, so nothing is
+ * handed out (returns how many were, onto @expired: 0).  The hierarchical
+ * engine stops short at its next cascade point and leaves that to an
+ * advance: O(1).  The others advance, which for Scheme 6 skips the slots
+ * on the way through its bitmap.
+ */
+static inline unsigned int tw_engine_forward(struct tw_engine *e, u64 to,
+					     struct hlist_head *expired)
+{
+	if (e->kind == TWHEEL_ENGINE_HIER) {
+		tw_hier_forward(&e->hier, to);
+		return 0;
+	}
+	return tw_engine_advance(e, to, 0, expired);
 }
 
 /*

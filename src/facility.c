@@ -66,9 +66,13 @@
  * A base's tick handler moves the due timers (at most @budget of them)
  * from its engine onto its @expired, then runs them one by one with the
  * base's lock dropped.  A timer on @expired still counts as pending: cancel
- * or modify take it off before its callback runs.  If the budget was used
- * up, the handler re-arms the hrtimer for "now" and returns, so the rest
- * run in a fresh softirq pass and no single pass is unbounded.  Callbacks
+ * or modify take it off before its callback runs.  The engine's own work,
+ * the hierarchical engine's cascades, comes in chunks of at most
+ * TWHEEL_HOLD_MOVES timers per hold of the lock: the handler drops the
+ * lock between two chunks as between two callbacks.  If the budget was
+ * used up, @budget timers handed out or moved, the handler re-arms the
+ * hrtimer for "now" and returns, so the rest run in a fresh softirq pass
+ * and no single pass is unbounded.  Callbacks
  * may start, modify or cancel any timer of the instance, including their
  * own, and may free their own timer: the handler does not touch a timer
  * after its callback began, unless the callback asked it to with
@@ -691,6 +695,20 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 }
 
 /*
+ * Note the timers the engine moved between its lists (its count was
+ * @before) under the hold of the base lock that is ending: the largest
+ * such is the statistic that shows the bound of TWHEEL_HOLD_MOVES.
+ */
+static __always_inline void twheel_hold_moves(struct twheel_base *base,
+					      u64 before)
+{
+	u64 moved = tw_engine_moves(&base->engine) - before;
+
+	if (unlikely(moved > base->stats.max_hold_moves))
+		base->stats.max_hold_moves = moved;
+}
+
+/*
  * Move at most @budget due timers from the engine to the expired list and
  * mark them.  The marking reads every timer anyway, so the engine may hand
  * out a due slot unread, and this loop counts and caps it: one pass over
@@ -701,6 +719,7 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 					unsigned int budget)
 {
+	u64 moves = tw_engine_moves(&base->engine);
 	struct hlist_node *rest = NULL;
 	struct twheel_timer *timer;
 	unsigned int got, n = 0;
@@ -708,6 +727,7 @@ static unsigned int twheel_take_expired(struct twheel_base *base, u64 upto,
 	WARN_ON_ONCE(!hlist_empty(&base->expired));
 	got = tw_engine_advance_loose(&base->engine, upto, budget,
 				      &base->expired);
+	twheel_hold_moves(base, moves);
 	hlist_for_each_entry(timer, &base->expired, node.entry) {
 		if (n == budget) {
 			rest = &timer->node.entry;
@@ -726,11 +746,10 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 {
 	struct twheel_base *base = container_of(hrt, struct twheel_base, tick);
 	struct twheel *w = base->wheel;
-	unsigned int budget = w->budget;
+	unsigned int budget = w->budget, left, n;
 	enum hrtimer_restart ret;
-	unsigned int n;
+	u64 clk, upto, moves;
 	ktime_t now;
-	u64 clk, upto;
 
 	/* the hrtimer is off its queue: twheel_program() may start it again */
 	twheel_delay(TWHEEL_DELAY_TICK);
@@ -742,18 +761,35 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	now = ktime_get();
 	WRITE_ONCE(base->tick_now, now);
 	upto = twheel_time_to_tick(w, now);
-	clk = tw_engine_clk(&base->engine);
-	n = twheel_take_expired(base, upto, budget);
-	trace_twheel_tick(w, base->index, clk, upto,
-			  clk & (tw_engine_slots(&base->engine) - 1), n);
-	if (n)
-		twheel_run_expired(base, now);
+	moves = tw_engine_moves(&base->engine);
+	for (left = budget;;) {
+		clk = tw_engine_clk(&base->engine);
+		n = twheel_take_expired(base, upto, left);
+		trace_twheel_tick(w, base->index, clk, upto,
+				  clk & (tw_engine_slots(&base->engine) - 1), n);
+		left -= n;
+		if (n)
+			twheel_run_expired(base, now);
+		if (tw_engine_clk(&base->engine) >= upto || !left ||
+		    tw_engine_moves(&base->engine) - moves >= budget)
+			break;
+		/*
+		 * The engine stopped a cascade at its chunk of moves: let the
+		 * lock's waiters in before the next, as __run_timers() does
+		 * between callbacks (which dropped it already if any ran).
+		 */
+		if (!n) {
+			spin_unlock_irq(&base->lock);
+			spin_lock_irq(&base->lock);
+		}
+	}
 
 	base->in_tick = false;
-	if (n == budget && tw_engine_clk(&base->engine) < upto) {
+	if (tw_engine_clk(&base->engine) < upto) {
 		/*
-		 * Budget used up: run the rest from a fresh softirq pass (this
-		 * pass's expiry check uses the time it started at).
+		 * Budget used up, in timers handed out or moved: do the rest
+		 * in a fresh softirq pass (this pass's expiry check uses the
+		 * time it started at).
 		 */
 		base->programmed = tw_engine_clk(&base->engine);
 		ret = twheel_tick_rearm(base, ktime_get());
@@ -804,6 +840,7 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	seq_printf(m, "late:\t\t%llu\n", st.late);
 	seq_printf(m, "max_slot:\t%llu\n", st.max_slot);
 	seq_printf(m, "moves:\t\t%llu\n", st.moves);
+	seq_printf(m, "max_hold_moves:\t%llu\n", st.max_hold_moves);
 	seq_printf(m, "migrated:\t%llu\n", st.migrated);
 	seq_printf(m, "contended:\t%llu\n", st.contended);
 	seq_printf(m, "wakeups:\t%llu\n", st.wakeups);
@@ -879,6 +916,7 @@ static int twheel_base_alloc(struct twheel *w, unsigned int index,
 	base->index = index;
 	base->programmed = TW_NO_TICK;
 	tw_engine_init(&base->engine, w->kind, base->mem, w->bits, 0);
+	tw_engine_set_chunk(&base->engine, TWHEEL_HOLD_MOVES);
 	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
 	INIT_WORK(&base->kick, twheel_kick);
@@ -1199,9 +1237,11 @@ static void twheel_lock_wait(struct twheel_base *base, struct twheel_base *to,
 
 /*
  * Move @base's engine clock on to the present tick, or to the engine's
- * next lower bound if that comes first: no key is below the bound, so the
- * advance hands nothing out (it may do cascades that the tick handler
- * would do at the bound).  Never past the present: a timer armed later
+ * next lower bound if that comes first: no key is below the bound, so
+ * nothing is handed out, and the hierarchical engine stops at its next
+ * cascade point rather than do it here, on the arm path, where a slot of
+ * a million timers held the lock for a fifth of a second (the tick
+ * handler does it, in chunks).  Never past the present: a timer armed later
  * for an expiry already past still gets the tick after it.  At most once
  * per jiffy, which bounds the clock reads and pure Scheme 6's bound
  * search, a pass over its slots; the test of the jiffy is inline, the
@@ -1211,13 +1251,14 @@ static noinline void twheel_forward_clock(struct twheel_base *base,
 					  unsigned long j)
 {
 	struct tw_engine *e = &base->engine;
-	u64 to;
+	u64 moves = tw_engine_moves(e), to;
 
 	base->fwd_jiffies = j;
 	to = min(twheel_time_to_tick(base->wheel, ktime_get()),
 		 tw_engine_next_lower_bound(e));
 	if (to > tw_engine_clk(e))
-		WARN_ON_ONCE(tw_engine_advance(e, to, 0, &base->expired));
+		WARN_ON_ONCE(tw_engine_forward(e, to, &base->expired));
+	twheel_hold_moves(base, moves);
 }
 
 static __always_inline void twheel_forward(struct twheel_base *base)
@@ -2149,6 +2190,8 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 		stats->cancelled += st.cancelled;
 		stats->late += st.late;
 		stats->max_slot = max(stats->max_slot, st.max_slot);
+		stats->max_hold_moves = max(stats->max_hold_moves,
+					    st.max_hold_moves);
 		stats->wakeups += st.wakeups;
 		stats->pending += st.pending;
 		stats->moves += st.moves;
@@ -2248,9 +2291,12 @@ static unsigned long twheel_base_move(struct twheel_base *from,
 	u64 clk;
 
 	clk = tw_engine_clk(&from->engine);
+	/* Every timer goes, so no hold here is bounded: chunks do not help. */
+	tw_engine_set_chunk(&from->engine, 0);
 	tw_engine_advance(&from->engine, w->last_tick + 1, 0, &all);
 	memset(from->mem, 0, tw_engine_mem_size(w->kind, w->bits));
 	tw_engine_init(&from->engine, w->kind, from->mem, w->bits, clk);
+	tw_engine_set_chunk(&from->engine, TWHEEL_HOLD_MOVES);
 	moved = twheel_move_list(&from->expired, to);
 	from->nr_expired = 0;
 	moved += twheel_move_list(&all, to);

@@ -52,6 +52,24 @@
  * earlier left below it, is handed out directly too: a sparse wheel woken
  * for its next far timer does not move it down level by level first.
  *
+ * Resumable cascades: with @chunk set, the cascades of one advance move
+ * at most @chunk nodes.  A slot whose cascade reaches the limit keeps the
+ * rest of its list, its bit and its bound, and @clk and @tc stay on its
+ * block start: the clock never passes a node that has not been placed
+ * again, so none is late beyond the advances it takes, none early.  The
+ * next advance goes on from the slot's list head (a cascade point comes
+ * before the level-0 tick it ties with, as always).  Meanwhile an insert
+ * never lands in that slot (a key in its block is within a revolution of
+ * @clk, so on level 0, and a later key on a later slot), a removal from it
+ * is an ordinary unlink, and a move to a later key leaves the node where
+ * it is, to be placed by its new key when its turn comes.  Only the
+ * bounds change: levels are no longer ordered, since the half-cascaded
+ * slot may hold keys below those the nodes placed from it hold on the
+ * levels below, so next_lower_bound() takes the first slot of every level
+ * (O(levels)) and next_key() looks at every level while @tc == @clk.
+ * tw_hier_forward() moves the clock without doing any of this: it stops
+ * on the next cascade point, which is the same state with no node moved.
+ *
  * Bitmaps: @l0_map has a bit per level-0 slot and @l0_sum a bit per word of
  * it; each upper level has one 64-bit word.  So the next occupied level-0
  * slot is a few word reads (the ring wraps once; one more summary word per
@@ -96,7 +114,8 @@
  * removal); move later on an upper level: O(1), one write to the node.
  * Neither branches on whether a list was or becomes empty.
  * advance: per handed-out node O(1); per cascade point O(levels) plus
- * O(1) per moved node; empty stretches are skipped from the bitmaps.  A
+ * O(1) per moved node, at most @chunk moves per call when it is set;
+ * empty stretches are skipped from the bitmaps.  forward: O(1).  A
  * tickless caller's advance to just past the first level-0 key, with no
  * cascade point before it, takes that slot's list as it is, not node by
  * node; tw_hier_advance_loose() does not even count it, leaving that (and
@@ -197,6 +216,7 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 	h->levels = DIV_ROUND_UP(64 - bits, TW_HIER_LVL_BITS);
 	h->max_slot = 0;
 	h->moves = 0;
+	h->chunk = 0;
 	h->l0 = mem;
 	h->up = h->l0 + (1UL << bits);
 	h->up_low = (u64 *)(h->up + TW_HIER_MAX_UP * TW_HIER_LVL_SIZE);
@@ -611,11 +631,23 @@ static u64 tw_hier_next_cascade(const struct tw_hier *h)
 	return start;
 }
 
+/*
+ * An advance's output: @n nodes handed out so far onto @expired, the last
+ * of them @last; @left, how many more nodes its cascades may move (set by
+ * tw_hier_walk() from the engine's @chunk).
+ */
 struct tw_hier_out {
 	struct hlist_head *expired;
 	struct hlist_node *last;
 	unsigned int n;
+	unsigned long left;
 };
+
+/* The most nodes one advance's cascades may move: @chunk, 0 for no limit. */
+static inline unsigned long tw_hier_cap(const struct tw_hier *h)
+{
+	return h->chunk ? h->chunk : ULONG_MAX;
+}
 
 static void tw_hier_hand_out(struct tw_hier *h, struct tw_hier_out *o,
 			     struct twheel_node *node)
@@ -666,24 +698,35 @@ static __always_inline bool tw_hier_due_now(u64 key, u64 clk, bool due,
 /*
  * Cascade the nodes of @list, a level-1 slot whose block starts at @clk:
  * the block is one revolution, so each node is due now or goes to level 0.
- * Returns how many nodes @list held.
+ * Stops before the first node that would be moved past the moves @o has
+ * left, and returns it (NULL when all went).  Counts the moves and the
+ * longest list.
  */
-static unsigned long tw_hier_cascade_l1(struct tw_hier *h,
-					struct hlist_head *list, u64 upto,
-					unsigned int max, struct tw_hier_out *o)
+static struct hlist_node *tw_hier_cascade_l1(struct tw_hier *h,
+					     struct hlist_head *list, u64 upto,
+					     unsigned int max,
+					     struct tw_hier_out *o)
 {
 	u64 clk = h->clk, mask = tw_hier_mask0(h), next0 = h->next0;
+	unsigned long left = o->left, len = 0;
+	struct hlist_node *rest = NULL;
 	bool due = clk < upto;
 	struct twheel_node *node;
 	struct hlist_node *tmp;
-	unsigned long len = 0;
 
 	/* each node is linked anew: no need to unlink it from @list */
 	hlist_for_each_entry_safe(node, tmp, list, entry) {
+		if (unlikely(!left)) {
+			rest = &node->entry;
+			break;
+		}
 		len++;
 		if (tw_hier_due_now(node->key, clk, due, max, o)) {
 			tw_hier_hand_out(h, o, node);
-		} else if (unlikely((node->key - clk) >> h->bits)) {
+			continue;
+		}
+		left--;
+		if (unlikely((node->key - clk) >> h->bits)) {
 			/* moved later by tw_hier_move(): not level 0's */
 			tw_hier_place(h, node);
 		} else {
@@ -691,8 +734,12 @@ static unsigned long tw_hier_cascade_l1(struct tw_hier *h,
 			next0 = min(next0, node->key);
 		}
 	}
+	h->moves += o->left - left;
+	o->left = left;
 	h->next0 = next0;
-	return len;
+	if (len > h->max_slot)
+		h->max_slot = len;
+	return rest;
 }
 
 /*
@@ -701,28 +748,34 @@ static unsigned long tw_hier_cascade_l1(struct tw_hier *h,
  * not zero (slot 0 is @clk's own) goes to that slot: nearly all of them,
  * with no fls64() and no cascade point to lower each (the caller
  * recomputes @tc), the level's map updated once.  The others belong lower
- * and are placed one by one, or handed out if due now.  Returns how many
- * nodes @list held, as tw_hier_cascade_l1().
+ * and are placed one by one, or handed out if due now.  Stops when @o has
+ * no moves left and returns as tw_hier_cascade_l1().
  */
-static unsigned long tw_hier_cascade_up(struct tw_hier *h,
-					struct hlist_head *list,
-					unsigned int level, u64 upto,
-					unsigned int max, struct tw_hier_out *o)
+static struct hlist_node *tw_hier_cascade_up(struct tw_hier *h,
+					     struct hlist_head *list,
+					     unsigned int level, u64 upto,
+					     unsigned int max,
+					     struct tw_hier_out *o)
 {
 	unsigned int sh = tw_hier_shift(h, level - 1);
 	unsigned int block = sh + TW_HIER_LVL_BITS;
 	struct hlist_head *up = &h->up[tw_hier_up_idx(level - 1, 0)];
 	u64 *low = &h->up_low[tw_hier_up_idx(level - 1, 0)];
+	unsigned long left = o->left, len = 0;
+	struct hlist_node *rest = NULL;
 	u64 clk = h->clk, map = 0;
 	bool due = clk < upto;
 	struct twheel_node *node;
 	struct hlist_node *tmp;
-	unsigned long len = 0;
 
 	/* each node is linked anew: no need to unlink it from @list */
 	hlist_for_each_entry_safe(node, tmp, list, entry) {
 		unsigned int s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
 
+		if (unlikely(!left)) {
+			rest = &node->entry;
+			break;
+		}
 		len++;
 		/* a key moved past the block by tw_hier_move() is placed anew */
 		if (s && !((node->key - clk) >> block)) {
@@ -731,15 +784,21 @@ static unsigned long tw_hier_cascade_up(struct tw_hier *h,
 			map |= BIT_ULL(s);
 		} else if (tw_hier_due_now(node->key, clk, due, max, o)) {
 			tw_hier_hand_out(h, o, node);
+			continue;
 		} else {
 			tw_hier_place(h, node);
 		}
+		left--;
 	}
+	h->moves += o->left - left;
+	o->left = left;
 	if (map) {
 		h->up_map[level - 2] |= map;
 		h->up_levels |= BIT(level - 2);
 	}
-	return len;
+	if (len > h->max_slot)
+		h->max_slot = len;
+	return rest;
 }
 
 /*
@@ -749,8 +808,14 @@ static unsigned long tw_hier_cascade_up(struct tw_hier *h,
  * and so is a due node alone in its slot that nothing else precedes (see
  * tw_hier_lone_due()): a sparse wheel woken for its next timer hands it
  * out without moving it down level by level.
+ *
+ * At most @chunk nodes are moved: a slot is then left half done, the
+ * rest of its list in place with its bit and bound, @clk and @tc on its
+ * block start, and the next advance goes on from there (see "Resumable
+ * cascades" above).  Returns false in that case, true when every slot at
+ * @clk is done.
  */
-static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
+static noinline bool tw_hier_cascade(struct tw_hier *h, u64 upto,
 				     unsigned int max, struct tw_hier_out *o)
 {
 	unsigned long todo = h->up_levels;
@@ -763,30 +828,39 @@ static noinline void tw_hier_cascade(struct tw_hier *h, u64 upto,
 		unsigned int level = __fls(todo) + 1;
 		unsigned int s = (h->clk >> tw_hier_shift(h, level)) &
 				 (TW_HIER_LVL_SIZE - 1);
+		unsigned int idx = tw_hier_up_idx(level, s);
+		struct hlist_node *rest;
 		struct twheel_node *node;
 		struct hlist_head list;
-		unsigned int given = o->n;
-		unsigned long len;
 
 		todo &= ~BIT(level - 1);
 		if (!(h->up_map[level - 1] & BIT_ULL(s)))
 			continue;
-		hlist_move_list(&h->up[tw_hier_up_idx(level, s)], &list);
-		tw_hier_up_clear(h, level, s);
+		/*
+		 * Nothing is placed on this slot meanwhile (its block is the
+		 * clock's): its bit and bound stay until it is done.
+		 */
+		hlist_move_list(&h->up[idx], &list);
 		node = hlist_entry(list.first, struct twheel_node, entry);
 		if (tw_hier_lone_due(h, node, level, upto, max, o)) {
+			tw_hier_up_clear(h, level, s);
 			tw_hier_hand_out(h, o, node);
 			continue;
 		}
 		if (level == 1)
-			len = tw_hier_cascade_l1(h, &list, upto, max, o);
+			rest = tw_hier_cascade_l1(h, &list, upto, max, o);
 		else
-			len = tw_hier_cascade_up(h, &list, level, upto, max, o);
-		h->moves += len - (o->n - given);
-		if (len > h->max_slot)
-			h->max_slot = len;
+			rest = tw_hier_cascade_up(h, &list, level, upto, max, o);
+		if (unlikely(rest)) {
+			/* out of moves: the rest stays, under the slot's bound */
+			h->up[idx].first = rest;
+			rest->pprev = &h->up[idx].first;
+			return false;
+		}
+		tw_hier_up_clear(h, level, s);
 	}
 	h->tc = tw_hier_next_cascade(h);
+	return true;
 }
 
 /*
@@ -814,12 +888,14 @@ static noinline unsigned int tw_hier_walk(struct tw_hier *h, u64 upto,
 					  unsigned int max,
 					  struct tw_hier_out *o)
 {
+	o->left = tw_hier_cap(h);
 	for (;;) {
 		u64 tc = h->tc, t0;
 
 		/* (A cascade point is never TW_NO_TICK: it is even.) */
 		if (tc == h->clk && tc != TW_NO_TICK) {
-			tw_hier_cascade(h, upto, max, o);
+			if (!tw_hier_cascade(h, upto, max, o))
+				return o->n;
 			continue;
 		}
 		if (h->clk >= upto)
@@ -846,6 +922,9 @@ static noinline unsigned int tw_hier_walk(struct tw_hier *h, u64 upto,
 		}
 		h->clk = min(tc, upto);
 	}
+	/* The last tick is never over: every key stays below TW_NO_TICK. */
+	if (unlikely(h->clk == TW_NO_TICK))
+		h->clk = TW_NO_TICK - 1;
 	return o->n;
 }
 
@@ -995,6 +1074,43 @@ unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 	return n;
 }
 
+/*
+ * tw_hier_next_lower_bound() at a cascade point not done yet (or cut
+ * short by the cap): the slot at @clk's position on a level may hold
+ * keys below those of every lower level, so the first slot of each level
+ * counts, not only the lowest level's.  O(levels).
+ */
+static noinline u64 tw_hier_pending_bound(const struct tw_hier *h)
+{
+	unsigned long levels = h->up_levels;
+	u64 best = h->next0;
+
+	while (levels) {
+		unsigned int level = __ffs(levels) + 1;
+		unsigned int slot = tw_ffs64(h->up_map[level - 1]);
+
+		levels &= levels - 1;
+		best = min(best, h->up_low[tw_hier_up_idx(level, slot)]);
+	}
+	return best;
+}
+
+/**
+ * tw_hier_forward() - move the clock on, doing no work
+ * @h:  the engine
+ * @to: a tick <= tw_hier_next_lower_bound(): no key is below it
+ *
+ * Moves @clk to @to, or to the next cascade point if that comes first and
+ * leaves that cascade to the next advance, so that a caller arming timers
+ * after a long sleep places them from the present.  O(1): no list is
+ * read, no node moved or handed out.
+ */
+void tw_hier_forward(struct tw_hier *h, u64 to)
+{
+	if (to > h->clk)
+		h->clk = min(min(to, h->tc), TW_NO_TICK - 1);
+}
+
 /**
  * tw_hier_next_lower_bound() - a tick no later than the earliest key
  * @h: the engine
@@ -1019,6 +1135,8 @@ u64 tw_hier_next_lower_bound(const struct tw_hier *h)
 	t0 = h->next0;
 	if (t0 < h->tc)
 		return t0;
+	if (unlikely(h->tc == h->clk))
+		return tw_hier_pending_bound(h);
 	level = tw_hier_first_up(h, &slot, &start);
 	if (!level)
 		return t0;
@@ -1055,8 +1173,12 @@ u64 tw_hier_next_key(const struct tw_hier *h, u64 bound)
 			unsigned int slot = tw_ffs64(map), idx;
 
 			start = tw_hier_slot_start(h, level, slot);
-			if (start >= best || start > bound)
-				goto out;
+			if (start >= best || start > bound) {
+				/* a slot left at @clk on a higher level is earlier */
+				if (h->tc != h->clk)
+					goto out;
+				break;
+			}
 			idx = tw_hier_up_idx(level, slot);
 			if (h->up_low[idx] >= best)
 				continue;

@@ -35,8 +35,11 @@
  * @max_slot: longest list an advance has walked (a level-0 slot handed
  *            out, or an upper slot cascaded), or a caller took whole
  * @moves:    nodes moved down a level by cascades
+ * @chunk:    most nodes the cascades of one advance move (0: no limit);
+ *            a cascade cut short goes on at the next advance
  * @tc:       a tick <= the next cascade point (the block start of the first
- *            occupied upper slot), > @clk; TW_NO_TICK when none
+ *            occupied upper slot), > @clk; TW_NO_TICK when none; == @clk
+ *            while the cascade at @clk is not done
  * @next0:    the earliest level-0 key, TW_NO_TICK when level 0 is empty;
  *            kept exact by every change (see hier.c)
  * @l0:       1 << @bits lists; a node with key k is in slot k & mask, and
@@ -58,6 +61,7 @@ struct tw_hier {
 	unsigned int levels;
 	unsigned long max_slot;
 	u64 moves;
+	unsigned int chunk;
 	u64 tc;
 	u64 next0;
 	struct hlist_head *l0;
@@ -80,6 +84,7 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk);
 void tw_hier_insert(struct tw_hier *h, struct twheel_node *node, u64 key);
 void tw_hier_remove(struct tw_hier *h, struct twheel_node *node);
 void tw_hier_move(struct tw_hier *h, struct twheel_node *node, u64 key);
+void tw_hier_forward(struct tw_hier *h, u64 to);
 unsigned int tw_hier_advance(struct tw_hier *h, u64 upto, unsigned int max,
 			     struct hlist_head *expired);
 unsigned int tw_hier_advance_loose(struct tw_hier *h, u64 upto,

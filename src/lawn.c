@@ -299,7 +299,8 @@ unsigned int tw_lawn_advance(struct tw_lawn *l, u64 upto, unsigned int max,
 		else
 			tw_lawn_sift_down(l, 0);
 	}
-	l->clk = upto;
+	/* The last tick is never over: every key stays below TW_NO_TICK. */
+	l->clk = min(upto, TW_NO_TICK - 1);
 	return n;
 }
 

@@ -243,6 +243,9 @@ unsigned int tw_wheel_advance(struct tw_wheel *w, u64 upto, unsigned int max,
 			w->max_slot = len;
 	}
 out:
+	/* The last tick is never over: every key stays below TW_NO_TICK. */
+	if (unlikely(w->clk == TW_NO_TICK))
+		w->clk = TW_NO_TICK - 1;
 	return n;
 }
 

@@ -51,10 +51,13 @@
  *   (f) lawn8 N    N timers of 8 distinct durations, steady start/expire:
  *                  the Lawn's premise
  *
- * Usage: bench_engines [--smoke] [--reps N] [--bits B] [--only CASES]
- *                      [--min-n N] [--max-n N] [--thp] [--csv FILE]
+ * Usage: bench_engines [--smoke] [--reps N] [--bits B] [--chunk M]
+ *                      [--only CASES] [--min-n N] [--max-n N] [--thp]
+ *                      [--csv FILE]
  *   --bits B   log2 of the engines' level-0 slot count (default 13, the
  *              module's wheel_bits); the workloads do not change with it
+ *   --chunk M  at most M moves per advance (tw_engine_set_chunk(), as the
+ *              facility sets TWHEEL_HOLD_MOVES, 256); default 0, no limit
  *   --thp      the timed runs' arrays of 2 MiB and more (nodes, engine
  *              memory, the heap's arrays) in transparent huge pages, as
  *              the kernel's direct map is in large pages
@@ -103,6 +106,7 @@
 #define REV		BIT_ULL(12)
 
 static unsigned int bits = TWHEEL_BITS_DEFAULT;	/* log2 of level-0 slots */
+static unsigned int chunk;	/* most moves per advance (0: no limit) */
 static unsigned long min_n, max_n = ~0UL;	/* --min-n, --max-n */
 #define NONE		0xffffffffU
 
@@ -576,6 +580,7 @@ static double run_engine(enum twheel_engine kind, const struct seq *s,
 	if (!mem || !nodes)
 		abort();
 	tw_engine_init(&e, kind, mem, bits, s->clk0);
+	tw_engine_set_chunk(&e, chunk);
 	for (i = 0; i < s->timers; i++)
 		tw_node_init(&nodes[i]);
 	for (i = 0; i < s->n; i++) {
@@ -919,6 +924,8 @@ int main(int argc, char **argv)
 					TWHEEL_BITS_MAX);
 				return 2;
 			}
+		} else if (!strcmp(argv[i], "--chunk") && i + 1 < argc) {
+			chunk = atoi(argv[++i]);
 		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			only = argv[++i];
 		} else if (!strcmp(argv[i], "--min-n") && i + 1 < argc) {
@@ -935,7 +942,7 @@ int main(int argc, char **argv)
 			}
 		} else {
 			fprintf(stderr, "usage: %s [--smoke] [--reps N] [--bits B] %s %s\n",
-				argv[0], "[--only abcdef] [--min-n N] [--max-n N]",
+				argv[0], "[--chunk M] [--only abcdef] [--min-n N] [--max-n N]",
 				"[--thp] [--csv FILE]");
 			return 2;
 		}

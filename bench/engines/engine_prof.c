@@ -14,7 +14,9 @@
  *                                 bound + 1, as the facility's hrtimer
  *                                 does), 100 times: case (c)
  *
- * ENGINE is hier, scheme6 or lawn.  Only the functions named measure_* are
+ * ENGINE is hier, scheme6 or lawn.  TWHEEL_PROF_CHUNK=M in the environment
+ * caps the engine's moves per advance at M (tw_engine_set_chunk(), as the
+ * facility sets TWHEEL_HOLD_MOVES).  Only the functions named measure_* are
  * meant to be counted (valgrind --tool=callgrind --branch-sim=yes
  * --toggle-collect='measure_*'); profile.sh divides by the operations.
  */
@@ -60,12 +62,15 @@ noinline void measure_drain(void)
 	drain_all(&e, &expired);
 }
 
+static unsigned int chunk;
+
 static void fill(void *mem, enum twheel_engine kind, unsigned long n, u64 r)
 {
 	unsigned long i;
 
 	memset(mem, 0, tw_engine_mem_size(kind, BITS));
 	tw_engine_init(&e, kind, mem, BITS, CLK0);
+	tw_engine_set_chunk(&e, chunk);
 	for (i = 0; i < n; i++) {
 		tw_node_init(&nodes[i]);
 		tw_engine_insert(&e, &nodes[i], CLK0 + 1 + rnd() % r);
@@ -81,6 +86,8 @@ int main(int argc, char **argv)
 
 	if (argc != 5)
 		goto usage;
+	if (getenv("TWHEEL_PROF_CHUNK"))
+		chunk = strtoul(getenv("TWHEEL_PROF_CHUNK"), NULL, 0);
 	if (!strcmp(argv[2], "hier"))
 		kind = TWHEEL_ENGINE_HIER;
 	else if (!strcmp(argv[2], "scheme6"))

@@ -127,6 +127,11 @@ enum twheel_mode {
  * @contended: start, modify, cancel and state calls that found the lock
  *             of the timer's base held by another CPU and had to wait
  * @bases:     number of bases the figures cover
+ * @max_hold_moves: the most timers moved between an engine's lists (the
+ *             cascades of the hierarchical engine) under one hold of a
+ *             base's lock, by the tick handler or an arm; at most
+ *             TWHEEL_HOLD_MOVES (hotplug's hand-over of a dead CPU's
+ *             timers, which moves them all, is not counted)
  */
 struct twheel_stats {
 	u64 armed;
@@ -143,7 +148,14 @@ struct twheel_stats {
 	u64 migrated;
 	u64 contended;
 	u64 bases;
+	u64 max_hold_moves;
 };
+
+/*
+ * The most timers a base moves under one hold of its lock (see
+ * Documentation/design.rst, "Bounded work under the lock").
+ */
+#define TWHEEL_HOLD_MOVES	256
 
 /**
  * enum twheel_engine - the data structure a wheel instance keeps timers in

@@ -14,6 +14,13 @@
  * model and its own invariants; any violation prints what broke and
  * abort()s.  pick_key(lo, hi) is checked here: in [lo, hi], with the most
  * trailing zeros and the latest such; brute force over small ranges.
+ * Two operations drive the hierarchical engine's bounded work: setting
+ * its chunk of moves per advance (1-8, or none), after which the model
+ * accepts an advance cut short only with exactly the chunk moved and the
+ * clock left on the cascade point, and forward(to), to <= the lower
+ * bound, which must hand out nothing, move no node and stop at @to or the
+ * next cascade point; the structure check then allows the half-cascaded
+ * slot at the clock.
  * And per engine, its structure: Scheme 6 slots, bitmap and slot bounds;
  * the hierarchical engine's level/slot of every node (level 0 less than a
  * revolution ahead, upper levels by the highest bit differing from the
@@ -168,6 +175,8 @@ NO_COVERAGE static int check_node(const struct twheel_node *node, bool *seen,
 	if (node->key < CLK)
 		FAIL("node %d key %llu below clk", i,
 		     (unsigned long long)node->key);
+	if (node->key == TW_NO_TICK)
+		FAIL("node %d key TW_NO_TICK", i);
 	return i;
 }
 
@@ -287,6 +296,9 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 	for (level = 1; level <= TW_HIER_MAX_UP; level++) {
 		unsigned int sh = lvl_shift(h, level);
 		u64 cur = sh < 64 ? (h->clk >> sh) & (TW_HIER_LVL_SIZE - 1) : 0;
+		/* a cascade not done (or cut short) at the clock's slot */
+		bool pend = h->tc == h->clk && sh < 64 &&
+			    !(h->clk & ((1ULL << sh) - 1));
 
 		if (!(h->up_levels & BIT(level - 1)) != !h->up_map[level - 1])
 			FAIL("level %u: map %llx, levels %lx", level,
@@ -311,10 +323,13 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 				 * was placed by does.
 				 */
 				k = node->key;
-				lazy[i] = !on_slot(h, k, level, s);
+				lazy[i] = !on_slot(h, k, level, s) &&
+					  !(pend && s == cur &&
+					    k >> sh == h->clk >> sh);
 				if (lazy[i])
 					k = m[i].placed;
-				if (!on_slot(h, k, level, s))
+				if (!on_slot(h, k, level, s) &&
+				    !(pend && s == cur && k >> sh == h->clk >> sh))
 					FAIL("node %d key %llu (placed %llu) on level %u slot %llu",
 					     i, (unsigned long long)node->key,
 					     (unsigned long long)m[i].placed, level,
@@ -336,7 +351,7 @@ NO_COVERAGE static unsigned long check_hier(bool *seen)
 				FAIL("level %u slot %llu empty, its bound %llu",
 				     level, (unsigned long long)s,
 				     (unsigned long long)h->up_low[idx]);
-			if (len && s <= cur)
+			if (len && (s < cur || (s == cur && !pend)))
 				FAIL("level %u slot %llu occupied at or behind the clock's %llu",
 				     level, (unsigned long long)s,
 				     (unsigned long long)cur);
@@ -623,6 +638,45 @@ static void op_advance(struct input *in)
 		hlist_del_init(&sentinel[i].entry);
 }
 
+/* Move the clock on to at most the next lower bound: no work done. */
+static void op_forward(struct input *in)
+{
+	u64 from = CLK, bound = tw_engine_next_lower_bound(&E), to, moves;
+	struct hlist_head expired = HLIST_HEAD_INIT;
+	unsigned int n;
+
+	to = (get8(in) & 1) ? bound : add(from, getn(in, 3));
+	to = min(to, bound);
+	if (E.kind == TWHEEL_ENGINE_SCHEME6)
+		to = cap(to);
+	TRACE("forward %llu", (unsigned long long)to);
+	moves = tw_engine_moves(&E);
+	n = tw_engine_forward(&E, to, &expired);
+	if (n || !hlist_empty(&expired))
+		FAIL("forward to %llu handed out %u", (unsigned long long)to, n);
+	if (E.kind == TWHEEL_ENGINE_HIER && tw_engine_moves(&E) != moves)
+		FAIL("forward to %llu moved nodes", (unsigned long long)to);
+	if (CLK < from || (to > from && CLK > to))
+		FAIL("forward from %llu to %llu left clk there",
+		     (unsigned long long)from, (unsigned long long)to);
+	if (E.kind == TWHEEL_ENGINE_HIER && to > from &&
+	    CLK != min(to, TW_NO_TICK - 1) && CLK != E.hier.tc)
+		FAIL("forward to %llu stopped short of it and of the cascade point",
+		     (unsigned long long)to);
+	/* A bucket start the clock stops on may be cascaded down a level. */
+	for (n = 0; n < NODES; n++)
+		if (linked(n) && mn[n].key == CLK)
+			m[n].fixed = false;
+}
+
+static void op_set_chunk(struct input *in)
+{
+	unsigned int chunk = get8(in) % 9;
+
+	TRACE("chunk %u", chunk);
+	tw_engine_set_chunk(&E, chunk);
+}
+
 static void op_next_key(struct input *in)
 {
 	u64 min = twm_min(&M), bound;
@@ -807,10 +861,16 @@ static void run(enum twheel_engine kind, const unsigned char *data,
 			op_advance(&in);
 			break;
 		case 8:
-			op_next_key(&in);
+			if (op & 0x80)
+				op_forward(&in);
+			else
+				op_next_key(&in);
 			break;
 		default:
-			op_pick_key(&in);
+			if (op & 0x80)
+				op_set_chunk(&in);
+			else
+				op_pick_key(&in);
 			break;
 		}
 		if ((op % 10 >= 5 && bits < MAX_BITS) || bits <= 6 ||

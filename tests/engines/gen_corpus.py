@@ -4,7 +4,8 @@
 
 Input layout (see fuzz_engines.c; every input runs on every engine): [bits] [clk mode] [clk bytes] then ops,
 each an opcode byte (op % 10: 0-2 insert, 3 remove, 4 re-insert,
-5-7 advance, 8 next_key, 9 pick_key) followed by its argument bytes.
+5-7 advance, 8 next_key (forward with bit 0x80), 9 pick_key (set the
+chunk of moves with bit 0x80)) followed by its argument bytes.
 Usage: gen_corpus.py [DIR]   (default: corpus/ next to this script)
 """
 import os
@@ -12,6 +13,8 @@ import random
 import sys
 
 INS, REM, REINS, ADV, NEXT, PICK = 0, 3, 4, 5, 8, 9
+# op % 10 with bit 0x80 set: forward, set the chunk, re-insert at the same key
+FWD, CHUNK, REINS_SAME = 0x80, 0x81, 0x86
 
 
 def ins(node, sel, *args):
@@ -76,6 +79,31 @@ SEEDS = {
     + adv(2, 0, 60) + ins(6, 0, 2) + bytes([REM, 6]) + adv(0x12, 0, 5)
     + ins(7, 0, 2) + bytes([REM, 7]) + adv(0x12, 0, 3) + adv(7, 0, 0)
     + bytes([NEXT, 3]),
+    # Cascades cut short by a chunk of 2 moves: twelve keys in one
+    # level-1 slot, the clock forwarded onto its block start (no cascade
+    # there), then one-tick advances that each move two, with an insert,
+    # a removal and moves into the half-cascaded slot in between.
+    "chunked-cascade": bytes([0, 0, CHUNK, 2])
+    + b"".join(ins(n, 3, 0, n) for n in range(12))
+    + bytes([FWD, 1, NEXT, 3]) + adv(0) + ins(20, 0, 0) + bytes([REM, 5])
+    + bytes([REINS, 6, 0, 1, REINS_SAME, 7, NEXT, 3]) + adv(0)
+    + bytes([REINS, 8, 3, 1, 2, NEXT, 3])
+    + b"".join(adv(0) for _ in range(8)) + adv(2, 0, 40) + bytes([NEXT, 3]),
+    # The same two levels up: a level-2 slot cut short, its first nodes
+    # (the latest keys) already on level 1, its earliest still in it, so
+    # the bounds must look past the lowest occupied level.
+    "chunked-cascade-l2": bytes([0, 0, CHUNK, 2])
+    + b"".join(ins(n, 5, (1024 + n * 80) >> 8, (1024 + n * 80) & 255)
+               for n in range(12))
+    + bytes([FWD, 1, NEXT, 3]) + adv(0) + bytes([NEXT, 3, NEXT, 1])
+    + ins(20, 0, 5) + bytes([REM, 3, NEXT, 3]) + adv(0) + bytes([NEXT, 3])
+    + b"".join(adv(0) for _ in range(6)) + adv(3, 0, 8, 0) + bytes([NEXT, 3]),
+    # The end of time: an advance to TW_NO_TICK hands out everything and
+    # leaves the clock on the last tick, where an insert still has a key
+    # below TW_NO_TICK, and the engine is not empty.
+    "end-of-time": bytes([0, 0])
+    + ins(0, 0, 3) + ins(1, 3, 0, 1) + adv(0x26) + ins(2, 0, 5)
+    + bytes([NEXT, 3, FWD, 1]) + ins(3, 1, 2) + adv(0x26) + bytes([NEXT, 3]),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

@@ -157,6 +157,12 @@ for e in scheme6 lawn; do
 		echo "+ /selftests/twheel_ioctl_test (engine=$e)"
 		/selftests/twheel_ioctl_test || fail "twheel_ioctl_test (engine=$e) exited with status $?"
 	fi
+	# Only root may open the device on an engine without a bound of the
+	# work under a lock (its one_upper_slot case skips here).
+	if [ -x /selftests/twheel_bounded_test ]; then
+		echo "+ /selftests/twheel_bounded_test (engine=$e)"
+		/selftests/twheel_bounded_test || fail "twheel_bounded_test (engine=$e) exited with status $?"
+	fi
 	check "twheel_sample timers fire on $e" insmod /modules/twheel_sample.ko
 	check "twheel_sample fires 10 times on $e, none early" sample_fired
 	check "twheel_sample unloads ($e)" rmmod twheel_sample

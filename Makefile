@@ -27,6 +27,8 @@
 #   make docs         Sphinx HTML in build/docs/html, warnings are errors
 #   make dkms-check   dkms add/build for the 6.1 and 6.12 headers, modinfo
 #   make install      modules_install for KDIR plus the udev rule
+#                     (scripts/install.sh), then libtwheel, its headers and
+#                     twheelctl under PREFIX (make -C tools install)
 #   make uninstall    undo make install
 #   make clean
 #
@@ -34,9 +36,17 @@
 # targets print what they build.  tests/README.md lists the tests and
 # Documentation/testing.rst describes the harness.
 
-# The running kernel's build tree, else the newest Debian headers installed.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)))
+# The running kernel's build tree, and no other unless KDIR= names it: a
+# module built against other headers (the newest installed, say) does not
+# load ("Invalid module format").  KRELEASE only stands in for `uname -r`
+# (make dkms-check tests the message for a kernel without headers).
+KRELEASE ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KRELEASE)/build
+KDIR_HELP = $(if $(filter file,$(origin KDIR)),no build tree for the running kernel $(KRELEASE): \
+	$(KDIR) does not exist.  Install its headers (Debian: apt install \
+	linux-headers-$(KRELEASE)) or build for another kernel with KDIR=<its build tree>$(if \
+	$(wildcard /usr/src/linux-headers-*/.config),; installed: $(patsubst %/.config,%,$(wildcard \
+	/usr/src/linux-headers-*/.config))),KDIR=$(KDIR) is not a kernel build tree)
 
 # W=1 always; warnings are errors in CI (or with WERROR=1).
 WERROR ?= $(if $(CI),1,0)
@@ -51,7 +61,7 @@ tools:
 	@$(MAKE) --no-print-directory -C tools all
 
 modules:
-	@test -d "$(KDIR)" || { echo "no kernel build tree: install headers (sudo scripts/deps.sh build) or set KDIR=" >&2; exit 1; }
+	@test -f "$(KDIR)/Makefile" || { echo "error: $(strip $(KDIR_HELP))" >&2; exit 1; }
 	@echo "make $(KBUILD_ARGS) modules"
 	@$(MAKE) --no-print-directory $(KBUILD_ARGS) modules
 
@@ -90,7 +100,7 @@ fuzz:
 	@$(MAKE) --no-print-directory -C tests/engines fuzz
 
 clean:
-	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
+	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) --no-print-directory -C tools clean
 	rm -rf build .checkpatch-camelcase.*
 

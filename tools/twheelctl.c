@@ -677,10 +677,12 @@ static const char demo_help[] =
 	"usage: twheelctl demo [-n N] [-s SPREAD_MS] [-c FRACTION] [-b BATCH]\n"
 	"                      [-l LEAD_MS] [-g GRACE_MS] [--slack MS] [--seed S] [-q]\n"
 	"\n"
-	"Arms N one-shot timers (default 1M) with TWHEEL_IOC_BATCH, BATCH records\n"
-	"at a time (default 4096; the library splits batches above max_batch),\n"
-	"each due LEAD_MS (default 1000) plus a random [0, SPREAD_MS) (default\n"
-	"3000) after its batch is built.  Cancels FRACTION of them (default 0.1)\n"
+	"Arms N one-shot timers with TWHEEL_IOC_BATCH: by default 1M, or fewer\n"
+	"when the limits the handshake reports (max_timers_per_fd and\n"
+	"max_timers_per_user) allow fewer.  BATCH records at a time (default\n"
+	"4096; the library splits batches above max_batch), each due LEAD_MS\n"
+	"(default 1000) plus a random [0, SPREAD_MS) (default 3000) after its\n"
+	"batch is built.  Cancels FRACTION of them (default 0.1)\n"
 	"in batches, then reads the others with epoll until all have fired, or\n"
 	"GRACE_MS (default 30000) after the last deadline.\n"
 	"\n"
@@ -716,8 +718,8 @@ static int cmd_demo(int argc, char **argv)
 	};
 	struct twheel_batch_op *ops;
 	struct libtwheel_batch bb;
-	bool seeded = false, ok;
-	u64 t0, wall, b, i, slots;
+	bool seeded = false, counted = false, ok;
+	u64 t0, wall, b, i, slots, limit;
 	char *end;
 	int opt;
 
@@ -725,6 +727,7 @@ static int cmd_demo(int argc, char **argv)
 		switch (opt) {
 		case 'n':
 			d.n = parse_count(optarg, "count");
+			counted = true;
 			break;
 		case 's':
 			d.spread_ns = parse_ms(optarg, "spread");
@@ -782,11 +785,21 @@ static int cmd_demo(int argc, char **argv)
 		d.mul_inv *= 2 - d.mul * d.mul_inv;
 
 	d.fd = open_checked(O_NONBLOCK | O_CLOEXEC, &d.api);
-	if (d.n > d.api.out_max_timers_per_fd ||
-	    (d.api.out_max_timers_per_user && d.n > d.api.out_max_timers_per_user))
+	/* what this file may hold: a default the limits do not allow fails */
+	limit = d.api.out_max_timers_per_fd;
+	if (d.api.out_max_timers_per_user &&
+	    (!limit || d.api.out_max_timers_per_user < limit))
+		limit = d.api.out_max_timers_per_user;
+	if (limit && d.n > limit && !counted) {
+		msg("%llu timers: the most this user may hold (limits: per fd %llu, per user %llu)",
+		    limit, (u64)d.api.out_max_timers_per_fd,
+		    (u64)d.api.out_max_timers_per_user);
+		d.n = limit;
+	} else if (limit && d.n > limit) {
 		msg("warning: %llu timers, limits: per fd %llu, per user %llu",
 		    d.n, (u64)d.api.out_max_timers_per_fd,
 		    (u64)d.api.out_max_timers_per_user);
+	}
 	slots = d.n ? d.n : 1;
 	d.expiry = calloc(slots, sizeof(*d.expiry));
 	d.handle = calloc(slots, sizeof(*d.handle));

@@ -263,8 +263,19 @@ static void test_plain_calls(void)
 	ok(libtwheel_api(FAKE_FD, &api) == -EPROTO && api.out_abi_version == 1,
 	   "libtwheel_api: a version 1 module (ENOTTY) is told apart: -EPROTO, version 1");
 	ok(strstr(libtwheel_strerror(-EPROTO), "ABI version") &&
-	   !strcmp(libtwheel_strerror(-ENOENT), strerror(ENOENT)),
+	   !strcmp(libtwheel_strerror(-EBADF), strerror(EBADF)),
 	   "libtwheel_strerror names the ABI mismatch, strerror otherwise");
+	ok(strstr(libtwheel_strerror(-ENOSPC), "max_timers_per_user") &&
+	   strstr(libtwheel_strerror(ENOSPC), "max_timers_per_fd") &&
+	   strstr(libtwheel_strerror(-ENOSPC), "modprobe.d"),
+	   "libtwheel_strerror(-ENOSPC) names both limits and how to raise them");
+	ok(strstr(libtwheel_strerror(-ENOENT), "twheel.ko loaded") &&
+	   strstr(libtwheel_strerror(-ENODEV), "twheel.ko loaded"),
+	   "libtwheel_strerror(-ENOENT/-ENODEV) asks whether the module is loaded");
+	ok(strstr(libtwheel_strerror(-EINVAL), "tick") != NULL,
+	   "libtwheel_strerror(-EINVAL) names a period below the tick");
+	ok(libtwheel_strerror(-ENOSPC) == libtwheel_strerror(-ENOSPC),
+	   "libtwheel_strerror returns a static string");
 
 	dev_reset(8);
 	ok(libtwheel_arm(FAKE_FD, &one_ms, &h) == 0 && h == 1 && !dev.bad_size,

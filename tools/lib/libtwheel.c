@@ -102,9 +102,33 @@ const char *libtwheel_strerror(int err)
 {
 	if (err < 0)
 		err = -err;
-	if (err == EPROTO)
-		return "twheel module of another ABI version than libtwheel's (2)";
-	return strerror(err);
+	switch (err) {
+	case EPROTO:
+		return "twheel module of another ABI version than libtwheel's (2): "
+		       "use a libtwheel and a twheel.ko of the same release";
+	case ENOSPC:
+		return "limit of live timers reached: max_timers_per_fd for this "
+		       "file or max_timers_per_user for this user (twheelctl info "
+		       "shows both; raise them with the module parameters, e.g. "
+		       "options twheel max_timers_per_user=N in /etc/modprobe.d/)";
+	case ENOENT:
+		return "no timer with this handle in this file; from "
+		       "libtwheel_open(): no /dev/twheel, is twheel.ko loaded? "
+		       "(modprobe twheel)";
+	case ENODEV:
+	case ENXIO:
+		return "no twheel device: is twheel.ko loaded? (modprobe twheel)";
+	case EINVAL:
+		return "invalid argument: an expiry, period or slack out of range "
+		       "(a period shorter than the wheel's tick, tick_ns in "
+		       "twheelctl info, included), an unknown flag, or a "
+		       "structure size below its first version";
+	case E2BIG:
+		return "structure or record with fields this module does not "
+		       "know, or a batch above max_batch";
+	default:
+		return strerror(err);
+	}
 }
 
 uint64_t libtwheel_now(void)

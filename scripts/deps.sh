@@ -6,13 +6,14 @@
 # everything does no apt work at all (and needs no root); runs
 # `apt-get update` at most once, and only when something must be installed.
 #
-# Usage: deps.sh [build|vm|lint|docs|dkms|all]...     (default: all)
+# Usage: deps.sh [build|vm|lint|docs|dkms|tools|all]...     (default: all)
 #   build  compile twheel.ko for the Debian kernels (stock and PREEMPT_RT),
 #          build the debug and kcsan kernels
 #   vm     boot kernels in qemu with a busybox initramfs, static test binaries
 #   lint   checkpatch, sparse, kernel-doc, shellcheck
 #   docs   Sphinx (make docs)
 #   dkms   dkms (make dkms-check)
+#   tools  abidiff (make -C tools check)
 set -euo pipefail
 
 # Compiling modules for the stock kernels and building the debug and kcsan
@@ -39,6 +40,8 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
 # engines (tests/engines).
 LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
+# abidiff for `make -C tools check` (libtwheel's ABI against its baseline).
+TOOLS=(abigail-tools)
 # Sphinx for `make docs`; dkms for `make dkms-check`.
 DOCS=(python3-sphinx)
 DKMS=(dkms)
@@ -52,9 +55,10 @@ for group in "$@"; do
 	lint) want+=("${BUILD[@]}" "${LINT[@]}") ;;
 	docs) want+=("${BUILD[@]}" "${DOCS[@]}") ;;
 	dkms) want+=("${BUILD[@]}" "${DKMS[@]}") ;;
-	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}") ;;
+	tools) want+=("${TOOLS[@]}") ;;
+	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}" "${TOOLS[@]}") ;;
 	*)
-		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms]..." >&2
+		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms|tools]..." >&2
 		exit 2
 		;;
 	esac

@@ -42,8 +42,9 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
 # abidiff for `make -C tools check` (libtwheel's ABI against its baseline).
 TOOLS=(abigail-tools)
-# Sphinx for `make docs`; dkms for `make dkms-check`.
-DOCS=(python3-sphinx)
+# Sphinx for `make docs` and man-db for its checks of the man pages
+# (lexgrog, man --warnings); dkms for `make dkms-check`.
+DOCS=(python3-sphinx man-db)
 DKMS=(dkms)
 
 want=()

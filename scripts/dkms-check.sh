@@ -376,7 +376,7 @@ install_checks() {
 		test ! -e "$stage/etc/modules-load.d/twheel.conf"
 	is "$k: make install staged the library, headers and twheelctl under usr/local" \
 		"$(staged "$stage" | grep -o '^usr/local/[^ ]* [0-9]*' | tr '\n' ' ')" \
-		"usr/local/bin/twheelctl 755 usr/local/include/libtwheel.h 644 usr/local/include/twheel/linux/twheel.h 644 usr/local/lib/libtwheel.a 644 usr/local/lib/libtwheel.so 777 usr/local/lib/libtwheel.so.1 777 usr/local/lib/libtwheel.so.1.0.0 644 usr/local/lib/pkgconfig/libtwheel.pc 644 "
+		"usr/local/bin/twheelctl 755 usr/local/include/libtwheel.h 644 usr/local/include/twheel/linux/twheel.h 644 usr/local/lib/libtwheel.a 644 usr/local/lib/libtwheel.so 777 usr/local/lib/libtwheel.so.1 777 usr/local/lib/libtwheel.so.1.1.0 644 usr/local/lib/pkgconfig/libtwheel.pc 644 "
 	# Nothing else: no depmod output when staging, no stray files.
 	others=$(staged "$stage" | while read -r f _; do
 		case "$f" in

@@ -153,8 +153,8 @@ LIBTWHEEL_EXPORT const char *libtwheel_strerror(int err);
 /**
  * libtwheel_now() - the current CLOCK_MONOTONIC time in ns
  *
- * The clock of all twheel times: absolute expiries (TWHEEL_ARM_ABS) and the
- * expires/fired fields of events.
+ * Return: the time in ns on the clock of all twheel times: absolute
+ * expiries (TWHEEL_ARM_ABS) and the expires/fired fields of events.
  */
 LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
 

@@ -26,6 +26,10 @@
 #                     kernel's runs are make kcsan (make robust: the same)
 #   make docs         Sphinx HTML in build/docs/html, warnings are errors
 #   make dkms-check   dkms add/build for the 6.1 and 6.12 headers, modinfo
+#   make deb          the Debian packages (debian/) into build/deb/, lintian
+#   make deb-check    make deb, then install, check and purge them in a
+#                     throwaway root (DKMS for 6.1 and 6.12, paths,
+#                     pkg-config, the README example)
 #   make install      modules_install for KDIR plus the udev rule
 #                     (scripts/install.sh), then libtwheel, its headers and
 #                     twheelctl under PREFIX (make -C tools install)
@@ -113,8 +117,14 @@ docs:
 dkms-check:
 	@scripts/dkms-check.sh
 
+deb:
+	@scripts/deb.sh
+
+deb-check:
+	@scripts/deb-check.sh
+
 install uninstall:
 	@KDIR="$(KDIR)" scripts/install.sh $@
 
 .PHONY: all tools modules modules-all kunit kcsan selftest lint check clean demo bench docs fuzz \
-	stress robust dkms-check install uninstall
+	stress robust dkms-check deb deb-check install uninstall

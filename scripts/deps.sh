@@ -6,13 +6,14 @@
 # everything does no apt work at all (and needs no root); runs
 # `apt-get update` at most once, and only when something must be installed.
 #
-# Usage: deps.sh [build|vm|lint|docs|dkms|tools|all]...     (default: all)
+# Usage: deps.sh [build|vm|lint|docs|dkms|deb|tools|all]...     (default: all)
 #   build  compile twheel.ko for the Debian kernels (stock and PREEMPT_RT),
 #          build the debug and kcsan kernels
 #   vm     boot kernels in qemu with a busybox initramfs, static test binaries
 #   lint   checkpatch, sparse, kernel-doc, shellcheck
 #   docs   Sphinx (make docs)
 #   dkms   dkms (make dkms-check)
+#   deb    the Debian packages (make deb, make deb-check)
 #   tools  abidiff (make -C tools check)
 set -euo pipefail
 
@@ -46,6 +47,10 @@ TOOLS=(abigail-tools)
 # (lexgrog, man --warnings); dkms for `make dkms-check`.
 DOCS=(python3-sphinx man-db)
 DKMS=(dkms)
+# `make deb`: dpkg-buildpackage with debhelper and Debian 12's dh_dkms
+# (dh-dkms: dh-sequence-dkms), lintian over the result; deb-check builds
+# the README example against the installed packages with pkg-config.
+DEB=(dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf)
 
 want=()
 (($#)) || set -- all
@@ -57,9 +62,10 @@ for group in "$@"; do
 	docs) want+=("${BUILD[@]}" "${DOCS[@]}") ;;
 	dkms) want+=("${BUILD[@]}" "${DKMS[@]}") ;;
 	tools) want+=("${TOOLS[@]}") ;;
-	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}" "${TOOLS[@]}") ;;
+	deb) want+=("${BUILD[@]}" "${DKMS[@]}" "${DEB[@]}" "${TOOLS[@]}") ;;
+	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}" "${DEB[@]}" "${TOOLS[@]}") ;;
 	*)
-		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms|tools]..." >&2
+		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms|deb|tools]..." >&2
 		exit 2
 		;;
 	esac

@@ -285,7 +285,7 @@ static void test_plain_calls(void)
 	ok(strstr(libtwheel_strerror(-ENOENT), "twheel.ko loaded") &&
 	   strstr(libtwheel_strerror(-ENODEV), "twheel.ko loaded"),
 	   "libtwheel_strerror(-ENOENT/-ENODEV) asks whether the module is loaded");
-	ok(strstr(libtwheel_strerror(-EINVAL), "tick") != NULL,
+	ok(strstr(libtwheel_strerror(-EINVAL), "tick"),
 	   "libtwheel_strerror(-EINVAL) names a period below the tick");
 	ok(libtwheel_strerror(-ENOSPC) == libtwheel_strerror(-ENOSPC),
 	   "libtwheel_strerror returns a static string");

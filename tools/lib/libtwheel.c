@@ -19,9 +19,6 @@
 
 #include "libtwheel.h"
 
-#define offsetofend(type, member) \
-	(offsetof(type, member) + sizeof(((type *)0)->member))
-
 /*
  * The sizes of ABI version 2's first structures, the same for 32 and
  * 64-bit callers: what every program built against libtwheel 1.0 passes,
@@ -36,16 +33,16 @@
 #define LIBTWHEEL_OP_SIZE_V2		56
 
 static_assert(sizeof(struct twheel_api) >= LIBTWHEEL_API_SIZE_V2, "struct twheel_api");
-static_assert(offsetofend(struct twheel_api, out_max_timers_per_user) ==
+static_assert(offsetof(struct twheel_api, out_max_timers_per_user) + 8 ==
 	      LIBTWHEEL_API_SIZE_V2, "struct twheel_api");
 static_assert(sizeof(struct twheel_timer_spec) >= LIBTWHEEL_SPEC_SIZE_V2,
 	      "struct twheel_timer_spec");
-static_assert(offsetofend(struct twheel_timer_spec, cookie) == LIBTWHEEL_SPEC_SIZE_V2,
+static_assert(offsetof(struct twheel_timer_spec, cookie) + 8 == LIBTWHEEL_SPEC_SIZE_V2,
 	      "struct twheel_timer_spec");
 static_assert(offsetof(struct twheel_arm, spec) == 16, "struct twheel_arm");
 static_assert(offsetof(struct twheel_modify, spec) == 16, "struct twheel_modify");
 static_assert(sizeof(struct twheel_cancel) >= 24, "struct twheel_cancel");
-static_assert(offsetofend(struct twheel_query, out_cookie) == LIBTWHEEL_QUERY_SIZE_V2,
+static_assert(offsetof(struct twheel_query, out_cookie) + 8 == LIBTWHEEL_QUERY_SIZE_V2,
 	      "struct twheel_query");
 static_assert(offsetof(struct twheel_batch_op, spec) == 16, "struct twheel_batch_op");
 static_assert(sizeof(struct twheel_batch_op) >= LIBTWHEEL_OP_SIZE_V2, "struct twheel_batch_op");
@@ -53,27 +50,19 @@ static_assert(sizeof(struct twheel_batch) >= 32, "struct twheel_batch");
 /* a new event size is a new ABI version (libtwheel_api() checks it) */
 static_assert(sizeof(struct twheel_event) == 48, "struct twheel_event");
 
-/* A size the kernel takes, and this library's first version's least. */
-#define LIBTWHEEL_SIZE_OK(size, v2) ((size) >= (v2) && (size) <= TWHEEL_STRUCT_SIZE_MAX)
+/* A size the kernel takes, at least @v2, ABI version 2's first. */
+static int libtwheel_size_ok(size_t size, size_t v2)
+{
+	return size >= v2 && size <= TWHEEL_STRUCT_SIZE_MAX;
+}
 
 /*
- * The symbols of libtwheel 1.0, for the programs built against it: they
+ * libtwheel_api(), libtwheel_arm() and the other unsized functions are
+ * libtwheel 1.0's symbols, kept for the programs built against it: they
  * pass no sizes, and were compiled with ABI version 2's first structures.
  * Programs built since call the _sz functions (libtwheel.h's inline
  * wrappers of the same names).
  */
-LIBTWHEEL_EXPORT int libtwheel_api(int fd, struct twheel_api *api);
-LIBTWHEEL_EXPORT int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
-				   uint64_t *handle);
-LIBTWHEEL_EXPORT int libtwheel_modify(int fd, uint64_t handle,
-				      const struct twheel_timer_spec *spec);
-LIBTWHEEL_EXPORT int libtwheel_query(int fd, uint64_t handle, struct twheel_query *q);
-LIBTWHEEL_EXPORT ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
-					     const struct twheel_timer_spec *spec);
-LIBTWHEEL_EXPORT ssize_t libtwheel_batch_modify(struct libtwheel_batch *b, uint64_t handle,
-						const struct twheel_timer_spec *spec);
-LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b, uint64_t handle);
-LIBTWHEEL_EXPORT ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b);
 
 /*
  * The handshake of ABI version 1, only to tell a version 1 module apart
@@ -88,6 +77,8 @@ struct libtwheel_api_v1 {
 };
 
 #define LIBTWHEEL_IOC_API_V1 _IOR(TWHEEL_IOCTL_MAGIC, 0x00, struct libtwheel_api_v1)
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Records of a library-managed batch buffer allocated on first use. */
 #define LIBTWHEEL_BATCH_DEFAULT_CAPACITY	256
@@ -119,7 +110,7 @@ int libtwheel_api_sz(int fd, struct twheel_api *api, size_t api_size)
 {
 	long ret;
 
-	if (!LIBTWHEEL_SIZE_OK(api_size, LIBTWHEEL_API_SIZE_V2))
+	if (!libtwheel_size_ok(api_size, LIBTWHEEL_API_SIZE_V2))
 		return -EINVAL;
 	memset(api, 0, api_size);
 	api->size = (uint32_t)api_size;
@@ -151,37 +142,43 @@ int libtwheel_api(int fd, struct twheel_api *api)
 	return libtwheel_api_sz(fd, api, LIBTWHEEL_API_SIZE_V2);
 }
 
+/*
+ * What an errno means for /dev/twheel and what to do about it, for the
+ * errors a user can act on.
+ */
+static const struct {
+	int err;
+	const char *msg;
+} libtwheel_messages[] = {
+	{ EPROTO,
+	  "twheel module of another ABI version than libtwheel's (2): use a libtwheel and a twheel.ko of the same release"
+	},
+	{ ENOSPC,
+	  "limit of live timers reached: max_timers_per_fd for this file or max_timers_per_user for this user (twheelctl info shows both; raise them with the module parameters, e.g. options twheel max_timers_per_user=N in /etc/modprobe.d/)"
+	},
+	{ ENOENT,
+	  "no timer with this handle in this file, or (from libtwheel_open()) no /dev/twheel: is twheel.ko loaded? (modprobe twheel)"
+	},
+	{ ENODEV, "no twheel device: is twheel.ko loaded? (modprobe twheel)" },
+	{ ENXIO, "no twheel device: is twheel.ko loaded? (modprobe twheel)" },
+	{ EINVAL,
+	  "invalid argument: an expiry, period or slack out of range (a period shorter than the wheel's tick, tick_ns in twheelctl info, included), an unknown flag, or a structure size below its first version"
+	},
+	{ E2BIG,
+	  "structure or record with fields this module does not know, or a batch above max_batch"
+	},
+};
+
 const char *libtwheel_strerror(int err)
 {
+	size_t i;
+
 	if (err < 0)
 		err = -err;
-	switch (err) {
-	case EPROTO:
-		return "twheel module of another ABI version than libtwheel's (2): "
-		       "use a libtwheel and a twheel.ko of the same release";
-	case ENOSPC:
-		return "limit of live timers reached: max_timers_per_fd for this "
-		       "file or max_timers_per_user for this user (twheelctl info "
-		       "shows both; raise them with the module parameters, e.g. "
-		       "options twheel max_timers_per_user=N in /etc/modprobe.d/)";
-	case ENOENT:
-		return "no timer with this handle in this file; from "
-		       "libtwheel_open(): no /dev/twheel, is twheel.ko loaded? "
-		       "(modprobe twheel)";
-	case ENODEV:
-	case ENXIO:
-		return "no twheel device: is twheel.ko loaded? (modprobe twheel)";
-	case EINVAL:
-		return "invalid argument: an expiry, period or slack out of range "
-		       "(a period shorter than the wheel's tick, tick_ns in "
-		       "twheelctl info, included), an unknown flag, or a "
-		       "structure size below its first version";
-	case E2BIG:
-		return "structure or record with fields this module does not "
-		       "know, or a batch above max_batch";
-	default:
-		return strerror(err);
-	}
+	for (i = 0; i < ARRAY_SIZE(libtwheel_messages); i++)
+		if (libtwheel_messages[i].err == err)
+			return libtwheel_messages[i].msg;
+	return strerror(err);
 }
 
 uint64_t libtwheel_now(void)
@@ -210,7 +207,7 @@ static long libtwheel_spec_ioctl(int fd, unsigned long cmd,
 {
 	size_t head = offsetof(struct twheel_arm, spec);
 
-	if (!LIBTWHEEL_SIZE_OK(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
+	if (!libtwheel_size_ok(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
 	    spec_size > sizeof(c->bytes) - head)
 		return -EINVAL;
 	memcpy(c->bytes + head, spec, spec_size);
@@ -270,7 +267,7 @@ int libtwheel_query_sz(int fd, uint64_t handle, struct twheel_query *q,
 {
 	long ret;
 
-	if (!LIBTWHEEL_SIZE_OK(q_size, LIBTWHEEL_QUERY_SIZE_V2))
+	if (!libtwheel_size_ok(q_size, LIBTWHEEL_QUERY_SIZE_V2))
 		return -EINVAL;
 	memset(q, 0, q_size);
 	q->size = (uint32_t)q_size;
@@ -385,8 +382,8 @@ static ssize_t libtwheel_batch_add(struct libtwheel_batch *b, uint32_t opcode,
 	struct twheel_batch_op *op;
 	int err;
 
-	if (!LIBTWHEEL_SIZE_OK(op_size, LIBTWHEEL_OP_SIZE_V2) ||
-	    (spec && (!LIBTWHEEL_SIZE_OK(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
+	if (!libtwheel_size_ok(op_size, LIBTWHEEL_OP_SIZE_V2) ||
+	    (spec && (!libtwheel_size_ok(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
 		      spec_size > op_size - head)))
 		return -EINVAL;
 	if (b->count >= SSIZE_MAX)
@@ -461,7 +458,7 @@ ssize_t libtwheel_batch_submit_sz(int fd, struct libtwheel_batch *b,
 	size_t start = b->done;
 	int ret;
 
-	if (!LIBTWHEEL_SIZE_OK(op_size, LIBTWHEEL_OP_SIZE_V2))
+	if (!libtwheel_size_ok(op_size, LIBTWHEEL_OP_SIZE_V2))
 		return -EINVAL;
 
 	if (!b->max_batch) {

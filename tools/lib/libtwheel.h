@@ -62,7 +62,8 @@ extern "C" {
  * library zeroes, copies and strides by those sizes, passes fields it
  * does not know on to the kernel, and never touches bytes beyond them.
  * The unsized symbols of libtwheel 1.0 stay, for the programs built
- * against it, with the sizes of ABI version 2's first structures.  A
+ * against it, with the sizes of ABI version 2's first structures (the
+ * library's own build declares them instead of the inline functions).  A
  * struct twheel_event of another size is another ABI version
  * (libtwheel_api() refuses it with -EPROTO).  A change that cannot keep
  * to this, such as a field of struct libtwheel_batch, changes the soname.
@@ -126,7 +127,9 @@ LIBTWHEEL_EXPORT int libtwheel_close(int fd);
  * and @api->out_event_size tell what it speaks; libtwheel_strerror(-EPROTO)
  * says what to do); or the negative errno of the ioctl.
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT int libtwheel_api(int fd, struct twheel_api *api);
+#else
 static inline int libtwheel_api(int fd, struct twheel_api *api)
 {
 	return libtwheel_api_sz(fd, api, sizeof(*api));
@@ -178,9 +181,12 @@ LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
  * Return: 0, or -EINVAL (bad flags or range), -ENOSPC (timer limit),
  * -ENOMEM, -EFAULT.
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
+				   uint64_t *handle);
+#else
 static inline int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
-				   uint64_t *handle)
+				uint64_t *handle)
 {
 	return libtwheel_arm_sz(fd, spec, sizeof(*spec), handle);
 }
@@ -198,9 +204,12 @@ static inline int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
  * Return: 0, or -ENOENT (no such timer in this file), -EINVAL, -EFAULT,
  * -ENOMEM (the first periodic timer of a table chunk needs memory).
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT int libtwheel_modify(int fd, uint64_t handle,
+				      const struct twheel_timer_spec *spec);
+#else
 static inline int libtwheel_modify(int fd, uint64_t handle,
-				      const struct twheel_timer_spec *spec)
+				   const struct twheel_timer_spec *spec)
 {
 	return libtwheel_modify_sz(fd, handle, spec, sizeof(*spec));
 }
@@ -231,9 +240,12 @@ LIBTWHEEL_EXPORT int libtwheel_cancel(int fd, uint64_t handle);
  *
  * Return: 0, or -ENOENT, -EFAULT.
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT int libtwheel_query(int fd, uint64_t handle,
+				     struct twheel_query *q);
+#else
 static inline int libtwheel_query(int fd, uint64_t handle,
-				     struct twheel_query *q)
+				  struct twheel_query *q)
 {
 	return libtwheel_query_sz(fd, handle, q, sizeof(*q));
 }
@@ -344,9 +356,12 @@ LIBTWHEEL_EXPORT void libtwheel_batch_reset(struct libtwheel_batch *b);
  * Return: the index of the record in @b->ops (its handle appears there
  * after the submit), or -ENOSPC (a caller-owned array is full), -ENOMEM.
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
+					     const struct twheel_timer_spec *spec);
+#else
 static inline ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
-					     const struct twheel_timer_spec *spec)
+					  const struct twheel_timer_spec *spec)
 {
 	return libtwheel_batch_arm_sz(b, spec, sizeof(*spec), sizeof(*b->ops));
 }
@@ -360,10 +375,14 @@ static inline ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
  *
  * Return: the index of the record, or -ENOSPC, -ENOMEM.
  */
-#ifndef LIBTWHEEL_BUILDING
-static inline ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
 						uint64_t handle,
-						const struct twheel_timer_spec *spec)
+						const struct twheel_timer_spec *spec);
+#else
+static inline ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
+					     uint64_t handle,
+					     const struct twheel_timer_spec *spec)
 {
 	return libtwheel_batch_modify_sz(b, handle, spec, sizeof(*spec),
 					 sizeof(*b->ops));
@@ -377,9 +396,12 @@ static inline ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
  *
  * Return: the index of the record, or -ENOSPC, -ENOMEM.
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
+						uint64_t handle);
+#else
 static inline ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
-						uint64_t handle)
+					     uint64_t handle)
 {
 	return libtwheel_batch_cancel_sz(b, handle, sizeof(*b->ops));
 }
@@ -412,7 +434,10 @@ static inline ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
  * Return: the number of records processed by this call (all remaining
  * ones), or a negative errno with @b->done giving the exact progress.
  */
-#ifndef LIBTWHEEL_BUILDING
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_submit(int fd,
+						struct libtwheel_batch *b);
+#else
 static inline ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 {
 	return libtwheel_batch_submit_sz(fd, b, sizeof(*b->ops));

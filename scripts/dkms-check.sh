@@ -24,6 +24,9 @@
 #             modes and contents, LOAD_AT_BOOT, INSTALL_MOD_PATH, refusal
 #             of a module built for the other kernel, and nothing left
 #             after uninstall; udev/twheel.conf must name the module.
+#   sample    samples/twheel_sample.c built as its head comment says, out
+#             of tree against the copy's header and Module.symvers, with
+#             the Kbuild lines cut out of that comment
 #   live      (in a mount namespace only) `make install` and `make uninstall`
 #             as root on a live system, with /lib/modules, /etc/udev/rules.d,
 #             /etc/modules-load.d and /usr/local private, and ldconfig
@@ -329,6 +332,26 @@ staged() {
 	(cd "$1" && find . \( -type f -o -type l \) -printf '%P %m\n' | sort)
 }
 
+# sample_check KERNEL KDIR TREE: samples/twheel_sample.c in a directory of
+# its own, built as its head comment says against TREE's header and
+# Module.symvers, the Kbuild cut out of the comment; modpost must find
+# every twheel symbol.
+sample_check() {
+	local k=$1 kdir=$2 tree=$3 ext=$W/sample-$1
+	mkdir -p "$ext"
+	cp samples/twheel_sample.c "$ext/"
+	sed -n 's/^ \*   \(obj-m := .*\|ccflags-y := .*\)$/\1/p' samples/twheel_sample.c >"$ext/Kbuild"
+	is "$k: the sample's comment gives a Kbuild of two lines" "$(wc -l <"$ext/Kbuild")" 2
+	if make --no-print-directory -C "$kdir" M="$ext" TWHEEL="$tree" \
+		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" modules >"$W/log/sample-$k" 2>&1 &&
+		[[ -f "$ext/twheel_sample.ko" ]] && ! grep -q 'WARNING' "$W/log/sample-$k"; then
+		ok "$k: samples/twheel_sample.c builds out of tree as its comment says"
+	else
+		not_ok "$k: samples/twheel_sample.c builds out of tree as its comment says"
+		tail -n 20 "$W/log/sample-$k" | note
+	fi
+}
+
 # install_checks KERNEL OTHER: build in a copy of the tree for KERNEL, then
 # make install/uninstall into staging dirs; OTHER is a kernel the build is
 # not for.
@@ -355,6 +378,7 @@ install_checks() {
 		not_ok "$k: make modules in a copy of the tree"
 		tail -n 40 "$W/log/make-$k" | note
 	fi
+	sample_check "$k" "$kdir" "$tree"
 
 	if mk "$W/log/install-$k" install DESTDIR="$stage"; then
 		ok "$k: make install DESTDIR=<stage>"

@@ -12,7 +12,9 @@
 #             twheel.ko: vermagic, description, author and license as in
 #             the source, version equal to dkms.conf's PACKAGE_VERSION and
 #             MODULE_VERSION(), and every module_param of src/ present with
-#             a description.  Then `dkms remove --all` must empty the
+#             a description.  The admin guide's table of parameters must
+#             list exactly those, each with the default its description
+#             gives ("default N", "(0: ...)" for 0, "NAME (... default)").  Then `dkms remove --all` must empty the
 #             install tree.  dkms must not call anything deprecated.
 #   kdir      `make modules` for a running kernel without headers (KRELEASE
 #             standing in for `uname -r`) fails, names the headers package
@@ -262,6 +264,35 @@ modinfo_checks() {
 	fi
 	is "$k: modinfo has no parameter src/ does not declare" \
 		"$(cut -d: -f1 <<<"$parms" | sort -u)" "$(printf '%s\n' "${PARAMS[@]}")"
+	doc_params_checks "$k" "$parms"
+}
+
+# doc_params_checks KERNEL PARMS: the admin guide's parameter table (name
+# and default of each row, between its second and third rule) against
+# modinfo's "name:description (type)" lines
+doc_params_checks() {
+	local k=$1 parms=$2 name def desc bad=()
+	local table
+	table=$(awk '/^=======================  =========/ { n++; next }
+		n == 2 && /^``[a-z_]+``/ { gsub(/``/, "", $1); print $1, $2 }' \
+		Documentation/admin-guide.rst)
+	is "$k: the admin guide's parameter table lists modinfo's parameters" \
+		"$(cut -d' ' -f1 <<<"$table" | sort)" "$(cut -d: -f1 <<<"$parms" | sort -u)"
+	while read -r name def; do
+		desc=$(grep -m1 "^$name:" <<<"$parms" || true)
+		if grep -qE "default $def\b" <<<"$desc" ||
+			{ [[ $def == 0 ]] && grep -qF '(0: ' <<<"$desc"; } ||
+			grep -qE ": .*\b$def \([^)]*default\)" <<<"$desc"; then
+			continue
+		fi
+		bad+=("$name=$def")
+	done <<<"$table"
+	if ((${#bad[@]} == 0)); then
+		ok "$k: the admin guide's defaults are the ones modinfo gives"
+	else
+		not_ok "$k: the admin guide's defaults differ from modinfo's: ${bad[*]}"
+		note <<<"$parms"
+	fi
 }
 
 declare -A DKMS_TIME

@@ -49,8 +49,10 @@ DOCS=(python3-sphinx man-db)
 DKMS=(dkms)
 # `make deb`: dpkg-buildpackage with debhelper and Debian 12's dh_dkms
 # (dh-dkms: dh-sequence-dkms), lintian over the result; deb-check builds
-# the README example against the installed packages with pkg-config.
-DEB=(dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf)
+# the README example against the installed packages with pkg-config; the
+# man pages of the packages need Sphinx (and linux-source-6.1, in BUILD),
+# deb-check looks them up with man.
+DEB=(dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf python3-sphinx man-db)
 
 want=()
 (($#)) || set -- all

@@ -52,12 +52,13 @@ KDIR_HELP = $(if $(filter file,$(origin KDIR)),no build tree for the running ker
 	$(wildcard /usr/src/linux-headers-*/.config),; installed: $(patsubst %/.config,%,$(wildcard \
 	/usr/src/linux-headers-*/.config))),KDIR=$(KDIR) is not a kernel build tree)
 
-# W=1 always; warnings are errors in CI (or with WERROR=1).
+# W=1 always; warnings are errors in CI (or with WERROR=1) for this build,
+# the user's.  Not exported: the harness's own builds (build-modules.sh,
+# lint) fail on any warning unless WERROR=0 is given, which reaches them
+# from the command line or the environment.
 WERROR ?= $(if $(CI),1,0)
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) W=1 \
 	$(if $(filter 1,$(WERROR)),KCFLAGS="$(strip $(KCFLAGS) -Werror)")
-
-export WERROR
 
 all: modules tools
 

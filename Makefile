@@ -26,7 +26,13 @@
 #                     kernel's runs are make kcsan (make robust: the same)
 #   make docs         Sphinx HTML in build/docs/html, warnings are errors
 #   make dkms-check   dkms add/build for the 6.1 and 6.12 headers, modinfo
+#   make deb          the Debian packages (debian/) into build/deb/, lintian
+#   make deb-check    make deb, then install, check and purge them in a
+#                     throwaway root (DKMS for 6.1 and 6.12, paths,
+#                     pkg-config, the README example)
 #   make install      modules_install for KDIR plus the udev rule
+#                     (scripts/install.sh), then libtwheel, its headers and
+#                     twheelctl under PREFIX (make -C tools install)
 #   make uninstall    undo make install
 #   make clean
 #
@@ -34,16 +40,25 @@
 # targets print what they build.  tests/README.md lists the tests and
 # Documentation/testing.rst describes the harness.
 
-# The running kernel's build tree, else the newest Debian headers installed.
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(shell ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V)))
+# The running kernel's build tree, and no other unless KDIR= names it: a
+# module built against other headers (the newest installed, say) does not
+# load ("Invalid module format").  KRELEASE only stands in for `uname -r`
+# (make dkms-check tests the message for a kernel without headers).
+KRELEASE ?= $(shell uname -r)
+KDIR ?= /lib/modules/$(KRELEASE)/build
+KDIR_HELP = $(if $(filter file,$(origin KDIR)),no build tree for the running kernel $(KRELEASE): \
+	$(KDIR) does not exist.  Install its headers (Debian: apt install \
+	linux-headers-$(KRELEASE)) or build for another kernel with KDIR=<its build tree>$(if \
+	$(wildcard /usr/src/linux-headers-*/.config),; installed: $(patsubst %/.config,%,$(wildcard \
+	/usr/src/linux-headers-*/.config))),KDIR=$(KDIR) is not a kernel build tree)
 
-# W=1 always; warnings are errors in CI (or with WERROR=1).
+# W=1 always; warnings are errors in CI (or with WERROR=1) for this build,
+# the user's.  Not exported: the harness's own builds (build-modules.sh,
+# lint) fail on any warning unless WERROR=0 is given, which reaches them
+# from the command line or the environment.
 WERROR ?= $(if $(CI),1,0)
 KBUILD_ARGS = -C $(KDIR) M=$(CURDIR) W=1 \
 	$(if $(filter 1,$(WERROR)),KCFLAGS="$(strip $(KCFLAGS) -Werror)")
-
-export WERROR
 
 all: modules tools
 
@@ -51,7 +66,7 @@ tools:
 	@$(MAKE) --no-print-directory -C tools all
 
 modules:
-	@test -d "$(KDIR)" || { echo "no kernel build tree: install headers (sudo scripts/deps.sh build) or set KDIR=" >&2; exit 1; }
+	@test -f "$(KDIR)/Makefile" || { echo "error: $(strip $(KDIR_HELP))" >&2; exit 1; }
 	@echo "make $(KBUILD_ARGS) modules"
 	@$(MAKE) --no-print-directory $(KBUILD_ARGS) modules
 
@@ -90,7 +105,7 @@ fuzz:
 	@$(MAKE) --no-print-directory -C tests/engines fuzz
 
 clean:
-	@if [ -d "$(KDIR)" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
+	@if [ -f "$(KDIR)/Makefile" ]; then $(MAKE) --no-print-directory -C $(KDIR) M=$(CURDIR) clean; fi
 	$(MAKE) --no-print-directory -C tools clean
 	rm -rf build .checkpatch-camelcase.*
 
@@ -103,8 +118,14 @@ docs:
 dkms-check:
 	@scripts/dkms-check.sh
 
+deb:
+	@scripts/deb.sh
+
+deb-check:
+	@scripts/deb-check.sh
+
 install uninstall:
 	@KDIR="$(KDIR)" scripts/install.sh $@
 
 .PHONY: all tools modules modules-all kunit kcsan selftest lint check clean demo bench docs fuzz \
-	stress robust dkms-check install uninstall
+	stress robust dkms-check deb deb-check install uninstall

@@ -46,7 +46,8 @@ kerneldoc_srctree = TOPDIR
 kerneldoc_verbosity = 0
 
 # Attributes the C domain must skip in kernel-doc prototypes.
-c_id_attributes = ['__user', '__init', '__exit', '__must_check']
+c_id_attributes = ['__user', '__init', '__exit', '__must_check',
+                   'LIBTWHEEL_EXPORT']
 
 # -n: references that cannot be resolved are warnings (errors with -W).
 # Kernel types and the opaque structures of the kernel are not ours to
@@ -54,6 +55,8 @@ c_id_attributes = ['__user', '__init', '__exit', '__must_check']
 nitpicky = True
 nitpick_ignore = [('c:identifier', name) for name in (
     'u32', 'u64', 'ktime_t', 'lock_class_key',
+    # libtwheel's: the C library's types
+    'uint64_t', 'size_t', 'ssize_t',
 )]
 
 primary_domain = 'c'
@@ -61,6 +64,16 @@ highlight_language = 'none'
 root_doc = 'index'
 # generated/: result tables that benchmarks.rst includes (bench/results-rst.sh)
 exclude_patterns = ['generated']
+
+# Sphinx's man builder (scripts/docs.sh: build/docs/man), the pages that
+# make install and the Debian packages install.
+man_pages = [
+    ('userspace-api', 'twheel', 'timing-wheel timers through /dev/twheel',
+     [author], 4),
+    ('twheelctl', 'twheelctl', 'look at and exercise /dev/twheel', [author], 1),
+    ('libtwheel', 'libtwheel', 'C library of /dev/twheel', [author], 3),
+]
+man_show_urls = False
 
 html_theme = 'alabaster'
 html_title = 'twheel %s' % release

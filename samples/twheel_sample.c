@@ -7,9 +7,15 @@
  * @periods times, @period_ms apart, and counts its expirations in the
  * read-only parameter "fired" (/sys/module/twheel_sample/parameters/fired).
  *
- * Build it against twheel's Module.symvers, e.g. with
- *   make -C $KDIR M=$PWD KBUILD_EXTRA_SYMBOLS=/path/to/twheel/Module.symvers
- * and load it after twheel.ko.
+ * Build it against twheel's header and its Module.symvers (which make
+ * writes at the top of the twheel tree): in a directory of its own, with a
+ * Kbuild of
+ *   obj-m := twheel_sample.o
+ *   ccflags-y := -I$(TWHEEL)/include
+ * run
+ *   make -C $KDIR M=$PWD TWHEEL=/path/to/twheel \
+ *        KBUILD_EXTRA_SYMBOLS=/path/to/twheel/Module.symvers modules
+ * and load it after twheel.ko.  make dkms-check builds it so.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -19,6 +19,8 @@
 #     lint        make lint
 #     docs        make docs (Sphinx, warnings are errors)
 #     dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
+#     deb         make deb-check (the Debian packages built, lintian clean,
+#                 installed, checked and purged in a throwaway root)
 #     selftest    the selftest plan on stock61 and stock612
 #     robust      the robust, lifecycle and hotplug plans in one stock61
 #                 VM
@@ -74,6 +76,7 @@ lane1() {
 	step lint make --no-print-directory lint
 	step docs make --no-print-directory docs
 	step dkms make --no-print-directory dkms-check
+	step deb make --no-print-directory deb-check
 	step "selftest stock" tests/vm/selftest.sh stock61 stock612
 	step "robust stock61" tests/vm/robust.sh stock61
 	step bench-smoke make --no-print-directory -C bench smoke

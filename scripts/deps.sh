@@ -6,13 +6,15 @@
 # everything does no apt work at all (and needs no root); runs
 # `apt-get update` at most once, and only when something must be installed.
 #
-# Usage: deps.sh [build|vm|lint|docs|dkms|all]...     (default: all)
+# Usage: deps.sh [build|vm|lint|docs|dkms|deb|tools|all]...     (default: all)
 #   build  compile twheel.ko for the Debian kernels (stock and PREEMPT_RT),
 #          build the debug and kcsan kernels
 #   vm     boot kernels in qemu with a busybox initramfs, static test binaries
 #   lint   checkpatch, sparse, kernel-doc, shellcheck
 #   docs   Sphinx (make docs)
 #   dkms   dkms (make dkms-check)
+#   deb    the Debian packages (make deb, make deb-check)
+#   tools  abidiff (make -C tools check)
 set -euo pipefail
 
 # Compiling modules for the stock kernels and building the debug and kcsan
@@ -39,9 +41,18 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
 # engines (tests/engines).
 LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
-# Sphinx for `make docs`; dkms for `make dkms-check`.
-DOCS=(python3-sphinx)
+# abidiff for `make -C tools check` (libtwheel's ABI against its baseline).
+TOOLS=(abigail-tools)
+# Sphinx for `make docs` and man-db for its checks of the man pages
+# (lexgrog, man --warnings); dkms for `make dkms-check`.
+DOCS=(python3-sphinx man-db)
 DKMS=(dkms)
+# `make deb`: dpkg-buildpackage with debhelper and Debian 12's dh_dkms
+# (dh-dkms: dh-sequence-dkms), lintian over the result; deb-check builds
+# the README example against the installed packages with pkg-config; the
+# man pages of the packages need Sphinx (and linux-source-6.1, in BUILD),
+# deb-check looks them up with man.
+DEB=(dpkg-dev debhelper dh-dkms fakeroot lintian pkgconf python3-sphinx man-db)
 
 want=()
 (($#)) || set -- all
@@ -52,9 +63,11 @@ for group in "$@"; do
 	lint) want+=("${BUILD[@]}" "${LINT[@]}") ;;
 	docs) want+=("${BUILD[@]}" "${DOCS[@]}") ;;
 	dkms) want+=("${BUILD[@]}" "${DKMS[@]}") ;;
-	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}") ;;
+	tools) want+=("${TOOLS[@]}") ;;
+	deb) want+=("${BUILD[@]}" "${DKMS[@]}" "${DEB[@]}" "${TOOLS[@]}") ;;
+	all) want+=("${BUILD[@]}" "${VM[@]}" "${LINT[@]}" "${DOCS[@]}" "${DKMS[@]}" "${DEB[@]}" "${TOOLS[@]}") ;;
 	*)
-		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms]..." >&2
+		echo "usage: ${0##*/} [build|vm|lint|all|docs|dkms|deb|tools]..." >&2
 		exit 2
 		;;
 	esac

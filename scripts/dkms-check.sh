@@ -12,19 +12,28 @@
 #             twheel.ko: vermagic, description, author and license as in
 #             the source, version equal to dkms.conf's PACKAGE_VERSION and
 #             MODULE_VERSION(), and every module_param of src/ present with
-#             a description.  Then `dkms remove --all` must empty the
+#             a description.  The admin guide's table of parameters must
+#             list exactly those, each with the default its description
+#             gives ("default N", "(0: ...)" for 0, "NAME (... default)").  Then `dkms remove --all` must empty the
 #             install tree.  dkms must not call anything deprecated.
+#   kdir      `make modules` for a running kernel without headers (KRELEASE
+#             standing in for `uname -r`) fails, names the headers package
+#             and KDIR=, and builds nothing: no fallback to other headers.
 #   install   for each stock kernel, `make modules` in a copy of the work
 #             tree, then `make install` / `make uninstall` into DESTDIR
-#             staging dirs (scripts/install.sh): paths (lib/modules/<uname
-#             -r>/extra/twheel/), modes and contents, LOAD_AT_BOOT,
-#             INSTALL_MOD_PATH, refusal of a module built for the other
-#             kernel, and nothing left after uninstall; udev/twheel.conf
-#             must name the module.
+#             staging dirs (scripts/install.sh, then tools/'s install):
+#             paths (lib/modules/<uname -r>/extra/twheel/, usr/local/),
+#             modes and contents, LOAD_AT_BOOT, INSTALL_MOD_PATH, refusal
+#             of a module built for the other kernel, and nothing left
+#             after uninstall; udev/twheel.conf must name the module.
+#   sample    samples/twheel_sample.c built as its head comment says, out
+#             of tree against the copy's header and Module.symvers, with
+#             the Kbuild lines cut out of that comment
 #   live      (in a mount namespace only) `make install` and `make uninstall`
-#             as root on a live system, with /lib/modules, /etc/udev/rules.d
-#             and /etc/modules-load.d private: depmod indexes the module,
-#             uninstall un-indexes and removes it.
+#             as root on a live system, with /lib/modules, /etc/udev/rules.d,
+#             /etc/modules-load.d and /usr/local private, and ldconfig
+#             writing a private cache: depmod indexes the module, ldconfig
+#             lists libtwheel.so.1, uninstall un-indexes and removes them.
 #   host      /var/lib/dkms, /etc/dkms, /lib/modules, /etc/udev/rules.d,
 #             /etc/modules-load.d and /usr/src are listed before and after
 #             and must not have changed.
@@ -255,6 +264,35 @@ modinfo_checks() {
 	fi
 	is "$k: modinfo has no parameter src/ does not declare" \
 		"$(cut -d: -f1 <<<"$parms" | sort -u)" "$(printf '%s\n' "${PARAMS[@]}")"
+	doc_params_checks "$k" "$parms"
+}
+
+# doc_params_checks KERNEL PARMS: the admin guide's parameter table (name
+# and default of each row, between its second and third rule) against
+# modinfo's "name:description (type)" lines
+doc_params_checks() {
+	local k=$1 parms=$2 name def desc bad=()
+	local table
+	table=$(awk '/^=======================  =========/ { n++; next }
+		n == 2 && /^``[a-z_]+``/ { gsub(/``/, "", $1); print $1, $2 }' \
+		Documentation/admin-guide.rst)
+	is "$k: the admin guide's parameter table lists modinfo's parameters" \
+		"$(cut -d' ' -f1 <<<"$table" | sort)" "$(cut -d: -f1 <<<"$parms" | sort -u)"
+	while read -r name def; do
+		desc=$(grep -m1 "^$name:" <<<"$parms" || true)
+		if grep -qE "default $def\b" <<<"$desc" ||
+			{ [[ $def == 0 ]] && grep -qF '(0: ' <<<"$desc"; } ||
+			grep -qE ": .*\b$def \([^)]*default\)" <<<"$desc"; then
+			continue
+		fi
+		bad+=("$name=$def")
+	done <<<"$table"
+	if ((${#bad[@]} == 0)); then
+		ok "$k: the admin guide's defaults are the ones modinfo gives"
+	else
+		not_ok "$k: the admin guide's defaults differ from modinfo's: ${bad[*]}"
+		note <<<"$parms"
+	fi
 }
 
 declare -A DKMS_TIME
@@ -325,6 +363,26 @@ staged() {
 	(cd "$1" && find . \( -type f -o -type l \) -printf '%P %m\n' | sort)
 }
 
+# sample_check KERNEL KDIR TREE: samples/twheel_sample.c in a directory of
+# its own, built as its head comment says against TREE's header and
+# Module.symvers, the Kbuild cut out of the comment; modpost must find
+# every twheel symbol.
+sample_check() {
+	local k=$1 kdir=$2 tree=$3 ext=$W/sample-$1
+	mkdir -p "$ext"
+	cp samples/twheel_sample.c "$ext/"
+	sed -n 's/^ \*   \(obj-m := .*\|ccflags-y := .*\)$/\1/p' samples/twheel_sample.c >"$ext/Kbuild"
+	is "$k: the sample's comment gives a Kbuild of two lines" "$(wc -l <"$ext/Kbuild")" 2
+	if make --no-print-directory -C "$kdir" M="$ext" TWHEEL="$tree" \
+		KBUILD_EXTRA_SYMBOLS="$tree/Module.symvers" modules >"$W/log/sample-$k" 2>&1 &&
+		[[ -f "$ext/twheel_sample.ko" ]] && ! grep -q 'WARNING' "$W/log/sample-$k"; then
+		ok "$k: samples/twheel_sample.c builds out of tree as its comment says"
+	else
+		not_ok "$k: samples/twheel_sample.c builds out of tree as its comment says"
+		tail -n 20 "$W/log/sample-$k" | note
+	fi
+}
+
 # install_checks KERNEL OTHER: build in a copy of the tree for KERNEL, then
 # make install/uninstall into staging dirs; OTHER is a kernel the build is
 # not for.
@@ -351,6 +409,7 @@ install_checks() {
 		not_ok "$k: make modules in a copy of the tree"
 		tail -n 40 "$W/log/make-$k" | note
 	fi
+	sample_check "$k" "$kdir" "$tree"
 
 	if mk "$W/log/install-$k" install DESTDIR="$stage"; then
 		ok "$k: make install DESTDIR=<stage>"
@@ -370,15 +429,19 @@ install_checks() {
 	is "$k: udev rule is mode 644" "$(stat -c %a "$stage/etc/udev/rules.d/60-twheel.rules" 2>/dev/null)" 644
 	check "$k: no modules-load.d file without LOAD_AT_BOOT=1" \
 		test ! -e "$stage/etc/modules-load.d/twheel.conf"
+	is "$k: make install staged the library, headers and twheelctl under usr/local" \
+		"$(staged "$stage" | grep -o '^usr/local/[^ ]* [0-9]*' | tr '\n' ' ')" \
+		"usr/local/bin/twheelctl 755 usr/local/include/libtwheel.h 644 usr/local/include/twheel/linux/twheel.h 644 usr/local/lib/libtwheel.a 644 usr/local/lib/libtwheel.so 777 usr/local/lib/libtwheel.so.1 777 usr/local/lib/libtwheel.so.1.1.0 644 usr/local/lib/pkgconfig/libtwheel.pc 644 "
 	# Nothing else: no depmod output when staging, no stray files.
 	others=$(staged "$stage" | while read -r f _; do
 		case "$f" in
 		"$moddir"/*.ko | "$moddir"/*.ko.?z | "$moddir"/*.ko.zst) ;;
 		etc/udev/rules.d/60-twheel.rules) ;;
+		usr/local/*) ;;
 		*) echo "$f" ;;
 		esac
 	done)
-	is "$k: make install staged nothing but modules and the rule" "$others" ""
+	is "$k: make install staged nothing but modules, the rule and usr/local" "$others" ""
 	staged "$stage" | note
 
 	if mk "$W/log/install-boot-$k" install DESTDIR="$stage" LOAD_AT_BOOT=1; then
@@ -399,6 +462,8 @@ install_checks() {
 		note "$W/log/uninstall-$k"
 	fi
 	is "$k: make uninstall left no file behind" "$(staged "$stage")" ""
+	is "$k: make uninstall left no twheel directory behind" \
+		"$(find "$stage" -name '*twheel*' -printf '%P\n')" ""
 
 	# INSTALL_MOD_PATH: the modules there, the rest under DESTDIR.
 	mk "$W/log/install-imp-$k" install DESTDIR="$stage-2" INSTALL_MOD_PATH="$stage-mods" || true
@@ -429,7 +494,7 @@ is "udev/twheel.conf loads the twheel module" "$(grep -Ev '^(#|$)' udev/twheel.c
 # uninstall must take it out of the index and remove the files again.
 live_checks() {
 	local k=$1 rel live=$W/live d
-	local dirs=(/lib/modules /etc/udev/rules.d /etc/modules-load.d)
+	local dirs=(/lib/modules /etc/udev/rules.d /etc/modules-load.d /usr/local)
 	rel=$("$TWHEEL_ROOT/tests/vm/kernels.sh" release "$k")
 	if [[ $MODE != ns ]]; then
 		skip "$k: live make install/uninstall" "needs a mount namespace"
@@ -444,9 +509,15 @@ live_checks() {
 	live_mk() {
 		local logf=$1
 		shift
-		ns_run "$live/modules=/lib/modules $live/rules=/etc/udev/rules.d $live/load=/etc/modules-load.d" \
+		ns_run "$live/modules=/lib/modules $live/rules=/etc/udev/rules.d $live/load=/etc/modules-load.d $live/local=/usr/local" \
 			make --no-print-directory -C "$W/tree-$k" \
-			KDIR="$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k")" "$@" >"$logf" 2>&1
+			KDIR="$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k")" \
+			LDCONFIG="ldconfig -C $live/ld.so.cache" "$@" >"$logf" 2>&1
+	}
+	# ldconfig_lists: the private cache names the installed library
+	# (/usr/local/lib is in Debian's /etc/ld.so.conf.d/libc.conf)
+	ldconfig_lists() {
+		ldconfig -p -C "$live/ld.so.cache" 2>/dev/null | grep -q "libtwheel\.so\.1 .*=> /usr/local/lib/libtwheel\.so\.1\$"
 	}
 	if live_mk "$W/log/live-install-$k" install LOAD_AT_BOOT=1; then
 		ok "$k: live make install LOAD_AT_BOOT=1"
@@ -458,6 +529,8 @@ live_checks() {
 		grep -qE '^extra/twheel/src/twheel\.ko[.a-z]*:' "$live/modules/$rel/modules.dep"
 	check "$k: live install put the rule in /etc/udev/rules.d" test -f "$live/rules/60-twheel.rules"
 	check "$k: live install put twheel.conf in /etc/modules-load.d" test -f "$live/load/twheel.conf"
+	check "$k: live install put libtwheel.so.1 in /usr/local/lib" test -e "$live/local/lib/libtwheel.so.1"
+	check "$k: live install ran ldconfig: its cache lists libtwheel.so.1" ldconfig_lists
 	if live_mk "$W/log/live-uninstall-$k" uninstall; then
 		ok "$k: live make uninstall"
 	else
@@ -466,11 +539,36 @@ live_checks() {
 	fi
 	check "$k: depmod after uninstall dropped twheel from modules.dep" \
 		test -z "$(grep twheel "$live/modules/$rel/modules.dep" 2>/dev/null)"
+	if ldconfig_lists; then
+		not_ok "$k: ldconfig after uninstall dropped libtwheel.so.1"
+	else
+		ok "$k: ldconfig after uninstall dropped libtwheel.so.1"
+	fi
 	is "$k: live uninstall left no twheel file" \
 		"$(find "$live" -name '*twheel*' | sed "s|^$live/||")" ""
 }
 
+# No headers for the running kernel: make must say so, not build for
+# whichever other headers are installed.
+kdir_checks() {
+	local tree=$W/tree-kdir rc=0
+	cp -a "$W/checkout" "$tree"
+	make --no-print-directory -C "$tree" KRELEASE=0.0.0-twheel-none modules \
+		>"$W/log/kdir" 2>&1 || rc=$?
+	check "make modules without headers for the running kernel fails" test "$rc" -ne 0
+	check "its message names the headers package and KDIR=" \
+		grep -q 'linux-headers-0.0.0-twheel-none.*KDIR=' "$W/log/kdir"
+	is "it built nothing" "$(find "$tree" -name '*.o' -o -name '*.ko')" ""
+	note "$W/log/kdir"
+	rc=0
+	make --no-print-directory -C "$tree" KDIR="$W/no-such-dir" modules >"$W/log/kdir2" 2>&1 || rc=$?
+	((rc != 0)) || echo "(make succeeded)" >>"$W/log/kdir2"
+	check "make modules KDIR=<not a build tree> fails and says so" \
+		grep -q "KDIR=$W/no-such-dir is not a kernel build tree" "$W/log/kdir2"
+}
+
 t1=$SECONDS
+kdir_checks
 install_checks stock61 stock612
 install_checks stock612 stock61
 live_checks stock61

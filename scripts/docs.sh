@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # `make docs`: the Sphinx HTML documentation in build/docs/html, from
-# Documentation/ (conf.py, index.rst and the pages it lists).
+# Documentation/ (conf.py, index.rst and the pages it lists), and the man
+# pages in build/docs/man (Sphinx's man builder, conf.py's man_pages):
+# twheel(4) from userspace-api.rst, twheelctl(1) and libtwheel(3), which
+# make install and the Debian packages install.
 #
 # kernel-doc comments are extracted at build time with the kernel's own
 # tooling from the extracted linux-source-6.1 tree (tests/vm/kernels.sh
@@ -18,7 +21,10 @@
 #     warnings are not hidden by the saved environment;
 #   - the result must document every exported function of src/ and
 #     every structure, enum and macro of include/linux/twheel.h and of the
-#     UAPI header (ioctls, flags) (checked in the HTML).
+#     UAPI header (ioctls, flags) (checked in the HTML);
+#   - the man builder, as strict, must write the three pages, each with a
+#     NAME line lexgrog can read and nothing man --warnings complains
+#     about but tbl's layout of the wide tables of twheel(4).
 # Ends with "1 passed, 0 failed" or "0 passed, 1 failed".
 #
 # Environment: SPHINXOPTS (extra sphinx-build options).
@@ -86,6 +92,24 @@ check_documented kernel-api.html "${exported[@]}" "${kstructs[@]}" "${kmacros[@]
 check_documented userspace-api.html "${ustructs[@]}" "${umacros[@]}" || ok=0
 ((ok)) || fail "API reference incomplete"
 
+# The man pages, from the environment the HTML build has just read.
+rm -rf "$OUT/man"
+log "$SPHINX -b man -W --keep-going -n Documentation ${OUT#"$TWHEEL_ROOT"/}/man"
+if ! TWHEEL_KSRC=$KSRC KDOC_WERROR=1 KBUILD_VERBOSE=1 \
+	"$SPHINX" -b man -W --keep-going -n -q -d "$OUT/doctrees" \
+	"${extra[@]}" Documentation "$OUT/man" 2>&1 |
+	{ grep -v ': info: Scanning doc for ' || true; }; then
+	fail "sphinx-build -b man failed"
+fi
+for page in twheel.4 twheelctl.1 libtwheel.3; do
+	[[ -s "$OUT/man/$page" ]] || fail "no man page $page"
+	lexgrog "$OUT/man/$page" >/dev/null || fail "$page: lexgrog finds no NAME line"
+	# tbl cannot always fit twheel(4)'s wide tables in 80 columns
+	warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$OUT/man/$page" 2>&1 >/dev/null |
+		grep -vE "cannot adjust line|can't break line|character above first line discarded" || true)
+	[[ -z "$warn" ]] || fail "$page: man --warnings: $warn"
+done
+
 pages=$(find "$OUT/html" -maxdepth 1 -name '*.html' ! -name genindex.html ! -name search.html | wc -l)
-log "$pages pages in ${OUT#"$TWHEEL_ROOT"/}/html ($((SECONDS - start)) s); checked ${#exported[@]} exports, $((${#kstructs[@]} + ${#ustructs[@]})) structures, $((${#kmacros[@]} + ${#umacros[@]})) macros"
+log "$pages pages in ${OUT#"$TWHEEL_ROOT"/}/html, 3 man pages ($((SECONDS - start)) s); checked ${#exported[@]} exports, $((${#kstructs[@]} + ${#ustructs[@]})) structures, $((${#kmacros[@]} + ${#umacros[@]})) macros"
 summary 1 0

@@ -20,8 +20,12 @@
 #       installing a module does not usually change what the system loads
 #       at boot, and /dev/twheel cannot load twheel on first open (its
 #       minor is dynamic), so whoever wants it at boot asks for it
+#   $DESTDIR$PREFIX/...  libtwheel, its headers, libtwheel.pc and twheelctl
+#       (make -C tools install, which runs ldconfig when DESTDIR is unset;
+#       PREFIX defaults to /usr/local)
 # and then, on the live system only (neither DESTDIR nor INSTALL_MOD_PATH
-# set), runs depmod for <release> and reloads udev's rules.
+# set), runs depmod for <release> and reloads udev's rules.  Nothing is
+# installed when the module was built for another kernel.
 #
 # uninstall removes exactly those files -- the whole extra/twheel/ directory,
 # the rule, twheel.conf whether or not LOAD_AT_BOOT was given -- and runs
@@ -126,6 +130,13 @@ live_refresh() {
 	fi
 }
 
+# make -C tools $1: the userspace part.  DESTDIR, PREFIX and the like reach
+# it from make's command line through MAKEFLAGS, or from the environment.
+tools() {
+	log "make -C tools $1"
+	make --no-print-directory -C "$TWHEEL_ROOT/tools" "$1" >&2
+}
+
 do_install() {
 	local ko=$TWHEEL_ROOT/src/twheel.ko vermagic args=()
 	[[ -f "$ko" && -f "$TWHEEL_ROOT/modules.order" ]] ||
@@ -150,6 +161,7 @@ do_install() {
 	else
 		log "not loading twheel at boot (LOAD_AT_BOOT=1 installs $LOADCONF)"
 	fi
+	tools install
 	live_refresh
 	summary 1 0
 }
@@ -163,6 +175,7 @@ do_uninstall() {
 	fi
 	drop "$RULE"
 	drop "$LOADCONF"
+	tools uninstall
 	live_refresh
 	summary 1 0
 }

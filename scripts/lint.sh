@@ -14,6 +14,13 @@
 #   W=1 rt612    the same against the PREEMPT_RT 6.12 headers
 #                (linux-headers-6.12-rt-amd64, rt612's KDIR), whose RT is
 #                mainline's
+#   uaccess <k>  the modules for each stock kernel compiled with the bounds
+#                sanitizer (KCFLAGS=-fsanitize=bounds, as CONFIG_UBSAN_BOUNDS
+#                builds them; Debian's kernels have it off), and objtool
+#                must find no call inside a user access window: a subscript
+#                gcc cannot prove in range there is a sanitizer call, which
+#                objtool flags on kernels that enable UBSAN (sid's 7.2).
+#                Objects only: modpost's "undefined __ubsan_*" is expected
 #   shell        shellcheck over the harness and benchmark scripts
 #   tree         Documentation/ holds prose and figures only (no data: the
 #                results live in bench/results/), and the README's
@@ -167,15 +174,33 @@ lint_build() {
 		make -C "$kdir" M="$dest" W=1 KCFLAGS=-Werror "$@" "${jobs[@]}" modules
 }
 
+# The bounds sanitizer's build for kernel $1, checked for objtool's
+# warnings only (the module cannot link: the kernel lacks the sanitizer's
+# handlers, which modpost reports as a warning with KBUILD_MODPOST_WARN).
+lint_uaccess() {
+	local k=$1 kdir dest jobs=()
+	kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k") || return 1
+	dest=$TWHEEL_BUILD/lint/$k-ubsan
+	sync_module_sources "$dest"
+	# objtool runs on twheel.o as it is linked (IBT kernels) or on each
+	# object: remove them all, so that every run sees objtool's verdict
+	find "$dest" \( -name '*.o' -o -name '*.ko' \) -delete
+	add_make_jobs jobs
+	echo "make -C $kdir M=$dest KCFLAGS='-Werror -fsanitize=bounds' KBUILD_MODPOST_WARN=1 ${jobs[*]} modules"
+	quiet_if_clean 'objtool:' make -C "$kdir" M="$dest" \
+		KCFLAGS="-Werror -fsanitize=bounds" KBUILD_MODPOST_WARN=1 \
+		"${jobs[@]}" modules
+}
+
 # W=1 for kernel $1, with the flags $2... that build-modules.sh gives its
-# modules.  When the harness's builds fail on warnings too (WERROR=1, as in
-# CI), its own build of $1 is that very check, and after make check's
-# modules step it is current: make then only confirms it, where a tree of
-# lint's own would compile everything again.
+# modules.  The harness's builds fail on any warning (unless WERROR=0):
+# its own build of $1 is that very check, and after make check's modules
+# step it is current: make then only confirms it, where a tree of lint's
+# own would compile everything again.
 lint_w1() {
 	local k=$1
 	shift
-	if [[ ${WERROR:-0} == 1 ]]; then
+	if [[ ${WERROR:-1} == 1 ]]; then
 		echo "WERROR=1: the harness's build of the $k modules (build/mod/$k)"
 		quiet_if_clean ': (warning|error):' with_build_lock "modules-$k" \
 			"$TWHEEL_ROOT/tests/vm/build-modules.sh" "$k"
@@ -241,6 +266,9 @@ for k in "${LINT_KERNELS[@]}"; do
 done
 for k in rt61 rt612; do
 	run_counted "W=1 $k" lint_w1 "$k" TWHEEL_DEBUG=1 || true
+done
+for k in "${LINT_KERNELS[@]}"; do
+	run_counted "uaccess $k" lint_uaccess "$k" || true
 done
 run_counted shellcheck lint_shellcheck || true
 run_counted tree lint_tree || true

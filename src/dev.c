@@ -1177,21 +1177,31 @@ static unsigned int twheel_batch_report(const struct twheel_batch_run *run,
 					u8 __user *urun, u32 op_size,
 					unsigned int n, u32 *failed)
 {
+	const struct twheel_batch_op *op = run->ops;
+	const int *ret = run->ret;
 	unsigned int i = 0;
 
+	/*
+	 * Nothing may call out of line between user_access_begin() and
+	 * user_access_end() (objtool: "call ... with UACCESS enabled"), and
+	 * an array subscript the compiler cannot prove in range is a call to
+	 * the bounds sanitizer's report (CONFIG_UBSAN_BOUNDS).  So the window
+	 * walks the arrays by pointer, with @n bounded by their length
+	 * before it opens.
+	 */
+	n = min_t(unsigned int, n, TWHEEL_BATCH_RUN);
 	if (!user_access_begin(urun, (size_t)n * op_size))
 		return 0;
-	for (; i < n; i++) {
+	for (; i < n; i++, op++, ret++) {
 		struct twheel_batch_op __user *uop = (void __user *)
 			(urun + (size_t)i * op_size);
 
-		if (run->ret[i]) {
-			unsafe_put_user(run->ret[i], &uop->out_result, efault);
+		if (*ret) {
+			unsafe_put_user(*ret, &uop->out_result, efault);
 			(*failed)++;
-		} else if (run->ops[i].op == TWHEEL_OP_ARM) {
+		} else if (op->op == TWHEEL_OP_ARM) {
 			unsafe_put_user(0, &uop->out_result, efault);
-			unsafe_put_user(run->ops[i].handle, &uop->handle,
-					efault);
+			unsafe_put_user(op->handle, &uop->handle, efault);
 		}
 	}
 efault:

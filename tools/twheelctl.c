@@ -8,6 +8,10 @@
  *   twheelctl arm [opts] DELAY_MS  arm one timer and print its events
  *   twheelctl demo [opts]          arm a million timers, cancel some, check
  *                                  that every other one fires once, on time
+ *   twheelctl COMMAND --help       each command's options
+ *   twheelctl --version
+ *
+ * Exit status: 0 on success, 1 on a failure, 2 on a command line error.
  *
  * Built on libtwheel (tools/lib).  All times are CLOCK_MONOTONIC ns.
  */
@@ -46,6 +50,16 @@ static const char *prog = "twheelctl";
 /* A command line error: exit status 2. */
 #define usage_error(...) \
 	(msg(__VA_ARGS__), fprintf(stderr, "Try '%s help'.\n", prog), exit(2))
+
+/* twheel's version (dkms.conf's PACKAGE_VERSION), from tools/Makefile */
+#ifndef TWHEEL_VERSION
+#define TWHEEL_VERSION "unknown"
+#endif
+
+/* The exit statuses of every command, for the help texts. */
+#define EXIT_HELP \
+	"Exit status: 0 on success, 1 on a failure (the device, a check), 2 on\n" \
+	"a command line error.\n"
 
 /* A non-negative integer with an optional k/M/G (x1000) suffix. */
 static u64 parse_count(const char *s, const char *what)
@@ -112,6 +126,18 @@ static int open_checked(int flags, struct twheel_api *api)
 
 /* ---- info ------------------------------------------------------------- */
 
+static const char info_help[] =
+	"usage: twheelctl info\n"
+	"\n"
+	"Opens /dev/twheel and prints its handshake (TWHEEL_IOC_API): ABI\n"
+	"version, event size, features and engine, the wheel's tick and slots,\n"
+	"the batch limits, and the limits on live timers that apply to the\n"
+	"calling user: max_timers_per_fd for each open file, max_timers_per_user\n"
+	"over all of the user's files (module parameters; arming beyond either\n"
+	"fails with ENOSPC).\n"
+	"\n"
+	EXIT_HELP;
+
 static int cmd_info(int argc, char **argv)
 {
 	static const char *const names[] = {
@@ -122,6 +148,10 @@ static int cmd_info(int argc, char **argv)
 	unsigned int i;
 	int fd;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(info_help, stdout);
+		return 0;
+	}
 	if (argc > 1)
 		usage_error("info: unexpected argument '%s'", argv[1]);
 	fd = open_checked(O_CLOEXEC, &api);
@@ -149,6 +179,20 @@ static int cmd_info(int argc, char **argv)
 
 /* ---- arm -------------------------------------------------------------- */
 
+static const char arm_help[] =
+	"usage: twheelctl arm [-p PERIOD_MS] [-s SLACK_MS] [-n COUNT] [-k COOKIE]\n"
+	"                     [-a] DELAY_MS\n"
+	"\n"
+	"Arms one timer DELAY_MS from now (with -a, --abs: at CLOCK_MONOTONIC\n"
+	"time DELAY_MS, TWHEEL_ARM_ABS), periodic with -p, --period, with -s,\n"
+	"--slack and the cookie -k, --cookie.  Prints its handle and what\n"
+	"TWHEEL_IOC_QUERY reports, then its first COUNT events (-n, --count;\n"
+	"default 1, 3 if periodic) as they are read, and cancels a periodic\n"
+	"timer.  Times are in ms, fractions allowed.\n"
+	"\n"
+	EXIT_HELP
+	"A timer that fired before its expiry is a failure (1).\n";
+
 static void print_event(const struct twheel_event *ev, u64 now)
 {
 	printf("event handle=0x%llx cookie=%llu expires=%llu fired=%llu",
@@ -169,6 +213,7 @@ static int cmd_arm(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "cookie", required_argument, NULL, 'k' },
 		{ "abs", no_argument, NULL, 'a' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	u64 delay, period = 0, slack = 0, cookie = 0, count = 0, seen = 0;
@@ -180,7 +225,7 @@ static int cmd_arm(int argc, char **argv)
 	uint64_t handle;
 	int fd, opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+p:s:n:k:a", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:s:n:k:ah", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'p':
 			period = parse_ms(optarg, "period");
@@ -197,6 +242,9 @@ static int cmd_arm(int argc, char **argv)
 		case 'a':
 			abs_mode = true;
 			break;
+		case 'h':
+			fputs(arm_help, stdout);
+			return 0;
 		default:
 			usage_error("arm: bad option");
 		}
@@ -222,10 +270,10 @@ static int cmd_arm(int argc, char **argv)
 	};
 	ret = libtwheel_arm(fd, &spec, &handle);
 	if (ret < 0)
-		die("TWHEEL_IOC_ARM: %s", strerror(-ret));
+		die("TWHEEL_IOC_ARM: %s", libtwheel_strerror(ret));
 	ret = libtwheel_query(fd, handle, &q);
 	if (ret < 0)
-		die("TWHEEL_IOC_QUERY: %s", strerror(-ret));
+		die("TWHEEL_IOC_QUERY: %s", libtwheel_strerror(ret));
 	printf("armed handle=0x%llx expires=%llu remaining_us=%.3f state=0x%x\n",
 	       (u64)handle, (u64)q.out_expires, (double)q.out_remaining / NSEC_PER_USEC,
 	       q.out_state);
@@ -677,10 +725,12 @@ static const char demo_help[] =
 	"usage: twheelctl demo [-n N] [-s SPREAD_MS] [-c FRACTION] [-b BATCH]\n"
 	"                      [-l LEAD_MS] [-g GRACE_MS] [--slack MS] [--seed S] [-q]\n"
 	"\n"
-	"Arms N one-shot timers (default 1M) with TWHEEL_IOC_BATCH, BATCH records\n"
-	"at a time (default 4096; the library splits batches above max_batch),\n"
-	"each due LEAD_MS (default 1000) plus a random [0, SPREAD_MS) (default\n"
-	"3000) after its batch is built.  Cancels FRACTION of them (default 0.1)\n"
+	"Arms N one-shot timers with TWHEEL_IOC_BATCH: by default 1M, or fewer\n"
+	"when the limits the handshake reports (max_timers_per_fd and\n"
+	"max_timers_per_user) allow fewer.  BATCH records at a time (default\n"
+	"4096; the library splits batches above max_batch), each due LEAD_MS\n"
+	"(default 1000) plus a random [0, SPREAD_MS) (default 3000) after its\n"
+	"batch is built.  Cancels FRACTION of them (default 0.1)\n"
 	"in batches, then reads the others with epoll until all have fired, or\n"
 	"GRACE_MS (default 30000) after the last deadline.\n"
 	"\n"
@@ -688,8 +738,11 @@ static const char demo_help[] =
 	"early, with the expiry it was armed for, and that no cancelled timer\n"
 	"fires.  Prints a summary; its last line, \"twheel-demo: result=pass ...\",\n"
 	"is key=value for scripts.  Operations per second count the time spent in\n"
-	"the batch ioctls.  Exit status 0 only if early, lost, duplicates,\n"
-	"unexpected, mismatched and errors are all 0.\n";
+	"the batch ioctls.\n"
+	"\n"
+	EXIT_HELP
+	"The checks fail (1) unless early, lost, duplicates, unexpected,\n"
+	"mismatched and errors are all 0.\n";
 
 static int cmd_demo(int argc, char **argv)
 {
@@ -716,8 +769,8 @@ static int cmd_demo(int argc, char **argv)
 	};
 	struct twheel_batch_op *ops;
 	struct libtwheel_batch bb;
-	bool seeded = false, ok;
-	u64 t0, wall, b, i, slots;
+	bool seeded = false, counted = false, ok;
+	u64 t0, wall, b, i, slots, limit;
 	char *end;
 	int opt;
 
@@ -725,6 +778,7 @@ static int cmd_demo(int argc, char **argv)
 		switch (opt) {
 		case 'n':
 			d.n = parse_count(optarg, "count");
+			counted = true;
 			break;
 		case 's':
 			d.spread_ns = parse_ms(optarg, "spread");
@@ -782,11 +836,21 @@ static int cmd_demo(int argc, char **argv)
 		d.mul_inv *= 2 - d.mul * d.mul_inv;
 
 	d.fd = open_checked(O_NONBLOCK | O_CLOEXEC, &d.api);
-	if (d.n > d.api.out_max_timers_per_fd ||
-	    (d.api.out_max_timers_per_user && d.n > d.api.out_max_timers_per_user))
+	/* what this file may hold: a default the limits do not allow fails */
+	limit = d.api.out_max_timers_per_fd;
+	if (d.api.out_max_timers_per_user &&
+	    (!limit || d.api.out_max_timers_per_user < limit))
+		limit = d.api.out_max_timers_per_user;
+	if (limit && d.n > limit && !counted) {
+		msg("%llu timers: the most this user may hold (limits: per fd %llu, per user %llu)",
+		    limit, (u64)d.api.out_max_timers_per_fd,
+		    (u64)d.api.out_max_timers_per_user);
+		d.n = limit;
+	} else if (limit && d.n > limit) {
 		msg("warning: %llu timers, limits: per fd %llu, per user %llu",
 		    d.n, (u64)d.api.out_max_timers_per_fd,
 		    (u64)d.api.out_max_timers_per_user);
+	}
 	slots = d.n ? d.n : 1;
 	d.expiry = calloc(slots, sizeof(*d.expiry));
 	d.handle = calloc(slots, sizeof(*d.handle));
@@ -835,9 +899,14 @@ static const char help[] =
 	"                       arm one timer (relative, or absolute with -a),\n"
 	"                       print COUNT events (default 1, 3 if periodic);\n"
 	"                       exits 1 if one fired early\n"
-	"  demo [OPTIONS]       arm, cancel and check a million timers;\n"
-	"                       'twheelctl demo --help' for the options\n"
-	"  help                 this text\n";
+	"  demo [OPTIONS]       arm, cancel and check a million timers (or as\n"
+	"                       many as the limits allow)\n"
+	"  help, --help, -h     this text\n"
+	"  --version            twheel's version and the ABI version spoken\n"
+	"\n"
+	"'twheelctl COMMAND --help' describes each command and its options.\n"
+	"\n"
+	EXIT_HELP;
 
 int main(int argc, char **argv)
 {
@@ -856,6 +925,11 @@ int main(int argc, char **argv)
 		return cmd_demo(argc, argv);
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(help, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("twheelctl %s (ABI version %u of /dev/twheel)\n",
+		       TWHEEL_VERSION, LIBTWHEEL_ABI_VERSION);
 		return 0;
 	}
 	usage_error("unknown command '%s'", cmd);

@@ -12,8 +12,11 @@
 #include <linux/bits.h>
 #include <linux/types.h>
 #include <linux/list.h>
+#include <linux/container_of.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/math64.h>
+#include <linux/timekeeping.h>
 
 struct twheel;
 
@@ -230,5 +233,84 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats);
 int twheel_get_cpu_stats(struct twheel *wheel, unsigned int cpu,
 			 struct twheel_stats *stats);
 bool twheel_tick_armed(struct twheel *wheel);
+
+/* Helpers in the style of timer_list's and hrtimer's */
+
+/**
+ * twheel_timer_container_of() - the structure a timer is embedded in
+ * @var:        a pointer of the structure's type (only its type is used)
+ * @timer:      the struct twheel_timer, as a callback gets it
+ * @field:      the name of the timer's member in the structure
+ *
+ * timer_container_of() (from_timer() before 6.16) for twheel: in a
+ * callback, ``struct foo *foo = twheel_timer_container_of(foo, timer,
+ * timer);``.
+ */
+#define twheel_timer_container_of(var, timer, field)			\
+	container_of(timer, typeof(*(var)), field)
+
+/**
+ * twheel_timer_remaining() - the time left until a timer's expiry
+ * @timer: the timer
+ *
+ * hrtimer_get_remaining() for twheel, from twheel_timer_pending() and
+ * twheel_timer_expires(): a snapshot, which a concurrent start, modify,
+ * cancel or expiry may make stale at once (serialise against them for
+ * an exact answer).  The timer fires at most one tick plus its slack
+ * after that.
+ *
+ * Context: any context.
+ * Return: the time until the expiry the pending @timer was armed with, 0
+ * if it is due or not pending.
+ */
+static inline ktime_t twheel_timer_remaining(const struct twheel_timer *timer)
+{
+	ktime_t left;
+
+	if (!twheel_timer_pending(timer))
+		return 0;
+	left = ktime_sub(twheel_timer_expires(timer), ktime_get());
+	return left > 0 ? left : 0;
+}
+
+/**
+ * twheel_timer_forward() - move a timer's expiry past @now by whole periods
+ * @timer:    the timer, not pending (in its callback, typically)
+ * @now:      the time to forward past, e.g. twheel_fire_time(@timer)
+ * @interval: the period, positive
+ *
+ * hrtimer_forward() for twheel: adds @interval to the expiry the timer
+ * was last armed with as many times as it takes to be after @now, so that
+ * a periodic timer keeps its phase however late it ran.  It does not arm
+ * the timer: re-arm it at twheel_timer_expires(@timer), from its callback
+ * with twheel_timer_restart() (%TWHEEL_MODE_ABS).  The periods missed are
+ * the return value less one.
+ *
+ * Context: the timer's own callback, or while it is neither pending nor
+ * armed concurrently (the caller serialises, as for twheel_fire_time()).
+ * Return: the number of periods added (overruns + 1); 0 if the expiry is
+ * after @now already or @interval is not positive (nothing changed).
+ */
+static inline u64 twheel_timer_forward(struct twheel_timer *timer, ktime_t now,
+				       ktime_t interval)
+{
+	ktime_t expires = READ_ONCE(timer->expires);
+	ktime_t delta = ktime_sub(now, expires);
+	u64 orun = 1;
+
+	if (delta < 0 || interval <= 0)
+		return 0;
+	if (delta >= interval) {
+		orun = div64_u64(delta, interval);
+		expires = ktime_add_ns(expires, orun * interval);
+		if (expires > now) {
+			WRITE_ONCE(timer->expires, expires);
+			return orun;
+		}
+		orun++;
+	}
+	WRITE_ONCE(timer->expires, ktime_add(expires, interval));
+	return orun;
+}
 
 #endif /* _LINUX_TWHEEL_H */

@@ -15,6 +15,14 @@
  * contract can be checked record by record.  Whether the real
  * kernel keeps the contract is what tests/selftests/ and twheelctl demo check.
  *
+ * The structures grow at their end, so the model takes any size from ABI
+ * version 2's first one up, as the kernel does, and records the sizes it
+ * was given: the library must pass the caller's sizes and stay within
+ * the caller's memory.  `make -C tools check` runs this test a second time
+ * against a libtwheel.so.1 built with a header whose structures grew
+ * (tools/Makefile, abi-grown): the program's structures, of the sizes it
+ * was compiled with, must be what the library touches and reports.
+ *
  * Output is TAP.
  */
 #include <errno.h>
@@ -48,6 +56,8 @@ static struct {
 	bool no_out_done;		/* out_done cannot be written back */
 	unsigned int ioctls;		/* TWHEEL_IOC_BATCH calls */
 	unsigned int bad_size;		/* calls with a wrong size or op_size */
+	uint32_t api_size, arm_size;	/* the last sizes given */
+	uint32_t op_size;		/* the last batch's op_size */
 	uint32_t counts[64];		/* their counts */
 	bool live[4096];		/* model timers by handle */
 } dev;
@@ -67,13 +77,14 @@ static void dev_reset(uint32_t max_batch)
  */
 static long dev_batch(struct twheel_batch *b)
 {
-	struct twheel_batch_op *ops = (void *)(uintptr_t)b->ops;
+	unsigned char *ops = (void *)(uintptr_t)b->ops;
 	uint32_t i, failed = 0;
 
-	if (b->size != sizeof(*b) || b->op_size != sizeof(*ops)) {
+	if (b->size < 32 || b->op_size < 56 || b->op_size > TWHEEL_STRUCT_SIZE_MAX) {
 		dev.bad_size++;
 		return -EINVAL;
 	}
+	dev.op_size = b->op_size;
 	if (b->flags)
 		return -EINVAL;
 	if (b->count > dev.max_batch)
@@ -82,7 +93,7 @@ static long dev_batch(struct twheel_batch *b)
 		dev.counts[dev.ioctls] = b->count;
 	dev.ioctls++;
 	for (i = 0; i < b->count; i++) {
-		struct twheel_batch_op *op = &ops[i];
+		struct twheel_batch_op *op = (void *)(ops + (size_t)i * b->op_size);
 		int32_t err = 0;
 
 		if (dev.enomem_times && dev.records_seen == dev.enomem_at) {
@@ -155,11 +166,12 @@ int ioctl(int fd, unsigned long cmd, ...)
 	case TWHEEL_IOC_API: {
 		struct twheel_api *api = arg;
 
-		if (api->size != sizeof(*api)) {
+		if (api->size < 64 || api->size > TWHEEL_STRUCT_SIZE_MAX) {
 			dev.bad_size++;
 			ret = -EINVAL;
 			break;
 		}
+		dev.api_size = api->size;
 		api->out_abi_version = dev.abi_version;
 		api->out_event_size = sizeof(struct twheel_event);
 		api->out_features = TWHEEL_FEATURE_BATCH;
@@ -176,11 +188,12 @@ int ioctl(int fd, unsigned long cmd, ...)
 	case TWHEEL_IOC_ARM: {
 		struct twheel_arm *a = arg;
 
-		if (a->size != sizeof(*a)) {
+		if (a->size < 56 || a->size > TWHEEL_STRUCT_SIZE_MAX) {
 			dev.bad_size++;
 			ret = -EINVAL;
 			break;
 		}
+		dev.arm_size = a->size;
 		if (a->spec.flags & ~TWHEEL_ARM_ABS) {
 			ret = -EINVAL;
 			break;
@@ -263,8 +276,19 @@ static void test_plain_calls(void)
 	ok(libtwheel_api(FAKE_FD, &api) == -EPROTO && api.out_abi_version == 1,
 	   "libtwheel_api: a version 1 module (ENOTTY) is told apart: -EPROTO, version 1");
 	ok(strstr(libtwheel_strerror(-EPROTO), "ABI version") &&
-	   !strcmp(libtwheel_strerror(-ENOENT), strerror(ENOENT)),
+	   !strcmp(libtwheel_strerror(-EBADF), strerror(EBADF)),
 	   "libtwheel_strerror names the ABI mismatch, strerror otherwise");
+	ok(strstr(libtwheel_strerror(-ENOSPC), "max_timers_per_user") &&
+	   strstr(libtwheel_strerror(ENOSPC), "max_timers_per_fd") &&
+	   strstr(libtwheel_strerror(-ENOSPC), "modprobe.d"),
+	   "libtwheel_strerror(-ENOSPC) names both limits and how to raise them");
+	ok(strstr(libtwheel_strerror(-ENOENT), "twheel.ko loaded") &&
+	   strstr(libtwheel_strerror(-ENODEV), "twheel.ko loaded"),
+	   "libtwheel_strerror(-ENOENT/-ENODEV) asks whether the module is loaded");
+	ok(strstr(libtwheel_strerror(-EINVAL), "tick"),
+	   "libtwheel_strerror(-EINVAL) names a period below the tick");
+	ok(libtwheel_strerror(-ENOSPC) == libtwheel_strerror(-ENOSPC),
+	   "libtwheel_strerror returns a static string");
 
 	dev_reset(8);
 	ok(libtwheel_arm(FAKE_FD, &one_ms, &h) == 0 && h == 1 && !dev.bad_size,
@@ -280,6 +304,79 @@ static void test_plain_calls(void)
 	   "libtwheel_cancel returns out_status");
 	ok(libtwheel_cancel(FAKE_FD, 5) == -ENOENT,
 	   "libtwheel_cancel of a gone handle is -ENOENT");
+}
+
+/*
+ * The program's structures are of the sizes it was compiled with; bytes
+ * beyond them (a canary) are not the library's, whatever header it was
+ * built with.
+ */
+#define CANARY 0xa5
+
+static bool canary_intact(const unsigned char *p, size_t n)
+{
+	while (n--)
+		if (*p++ != CANARY)
+			return false;
+	return true;
+}
+
+static void test_sizes(void)
+{
+	struct {
+		struct twheel_api api;
+		unsigned char canary[64];
+	} a;
+	struct {
+		struct twheel_query q;
+		unsigned char canary[64];
+	} q;
+	struct {
+		struct twheel_batch_op ops[3];
+		unsigned char canary[128];
+	} r;
+	struct {
+		struct twheel_api api;
+		uint64_t grown[2];
+	} big;
+	struct libtwheel_batch b;
+	ssize_t n = 0;
+	int i;
+
+	dev_reset(8);
+	memset(&a, CANARY, sizeof(a));
+	ok(libtwheel_api(FAKE_FD, &a.api) == 0 && dev.api_size == sizeof(a.api) &&
+	   canary_intact(a.canary, sizeof(a.canary)),
+	   "libtwheel_api: the kernel is told the program's size, nothing beyond it is written");
+	memset(&q, CANARY, sizeof(q));
+	libtwheel_query(FAKE_FD, 1, &q.q);
+	ok(q.q.size == sizeof(q.q) && canary_intact(q.canary, sizeof(q.canary)),
+	   "libtwheel_query: the program's size, nothing beyond it is written");
+	ok(libtwheel_arm(FAKE_FD, &one_ms, NULL) == 0 &&
+	   dev.arm_size == 16 + sizeof(one_ms),
+	   "libtwheel_arm: the command carries the program's spec size");
+
+	/* the program's records, a canary after them */
+	memset(&r, CANARY, sizeof(r));
+	libtwheel_batch_init(&b, r.ops, 3);
+	for (i = 0; i < 3 && n >= 0; i++)
+		n = libtwheel_batch_arm(&b, &one_ms);
+	n = n < 0 ? n : libtwheel_batch_submit(FAKE_FD, &b);
+	ok(n == 3 && dev.op_size == sizeof(r.ops[0]) && r.ops[0].handle == 2 &&
+	   r.ops[1].handle == 3 && r.ops[2].handle == 4 && !r.ops[2].out_result &&
+	   canary_intact(r.canary, sizeof(r.canary)),
+	   "batch: records strided by the program's op size, nothing beyond them written");
+
+	/* a program built with a larger header than the library's */
+	memset(&big, CANARY, sizeof(big));
+	ok(libtwheel_api_sz(FAKE_FD, &big.api, sizeof(big)) == 0 &&
+	   dev.api_size == sizeof(big) && !big.grown[0] && !big.grown[1],
+	   "libtwheel_api_sz: a larger structure is passed on whole, zeroed first");
+	ok(libtwheel_api_sz(FAKE_FD, &big.api, 40) == -EINVAL &&
+	   libtwheel_api_sz(FAKE_FD, &big.api, TWHEEL_STRUCT_SIZE_MAX + 1) == -EINVAL &&
+	   libtwheel_arm_sz(FAKE_FD, &one_ms, 32, NULL) == -EINVAL &&
+	   libtwheel_batch_cancel_sz(&b, 1, 48) == -EINVAL,
+	   "sizes below ABI version 2's first structures, or above the kernel's largest, are -EINVAL");
 }
 
 static void test_buffers(void)
@@ -445,6 +542,7 @@ static void test_short_counts(void)
 int main(void)
 {
 	printf("TAP version 13\n");
+	test_sizes();
 	test_plain_calls();
 	test_buffers();
 	test_split();

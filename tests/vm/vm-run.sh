@@ -126,9 +126,12 @@ if ! with_build_lock userland make "${mkjobs[@]}" -C "$TWHEEL_ROOT/tests/selftes
 	cat "$buildlog" >&2
 	die "selftest build failed"
 fi
-# twheelctl (static) for the demo and for plans that drive the device
-if ! with_build_lock userland make -C "$TWHEEL_ROOT/tools" --no-print-directory all \
-	>"$buildlog" 2>&1; then
+# twheelctl and the README example for the demo and for plans that drive
+# the device: static (the initramfs has no libc), in a directory of their
+# own, since tools/ holds the dynamic build a user makes
+ustatic=$TWHEEL_BUILD/tools-static
+if ! with_build_lock userland make -C "$TWHEEL_ROOT/tools" --no-print-directory \
+	STATIC=1 O="$ustatic" TWHEELCTL="$ustatic/twheelctl" all >"$buildlog" 2>&1; then
 	cat "$buildlog" >&2
 	die "tools build failed"
 fi
@@ -156,9 +159,9 @@ done <"$mods/modules.order"
 # the built kernels' own modules (kunit.ko); stock kernels need none of theirs
 is_built_kernel "$kernel" && find "$kdir" -name '*.ko' -exec cp {} "$stage/modules/kernel/" \;
 find "$TWHEEL_BUILD/selftests" -maxdepth 1 -type f -perm -u+x -exec cp {} "$stage/selftests/" \;
-install -m 0755 "$TWHEEL_ROOT/tools/twheelctl" "$stage/bin/twheelctl"
+install -m 0755 "$ustatic/twheelctl" "$stage/bin/twheelctl"
 # README.md's C example, as cut out and built by tools/Makefile
-install -m 0755 "$TWHEEL_ROOT/tools/build/readme_example" "$stage/bin/readme_example"
+install -m 0755 "$ustatic/readme_example" "$stage/bin/readme_example"
 install -m 0755 "$TWHEEL_ROOT/tests/vm/guest/init" "$stage/init"
 install -m 0644 "$TWHEEL_ROOT/tests/vm/guest/lib.sh" "$stage/lib/twheel.sh"
 if ((${#plan_files[@]} == 1)); then

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,16 +19,50 @@
 
 #include "libtwheel.h"
 
-/* The ABI fixes these sizes for 32 and 64-bit callers alike. */
-static_assert(sizeof(struct twheel_api) == 64, "struct twheel_api");
-static_assert(sizeof(struct twheel_timer_spec) == 40, "struct twheel_timer_spec");
-static_assert(sizeof(struct twheel_arm) == 56, "struct twheel_arm");
-static_assert(sizeof(struct twheel_modify) == 56, "struct twheel_modify");
-static_assert(sizeof(struct twheel_cancel) == 24, "struct twheel_cancel");
-static_assert(sizeof(struct twheel_query) == 56, "struct twheel_query");
-static_assert(sizeof(struct twheel_batch_op) == 56, "struct twheel_batch_op");
-static_assert(sizeof(struct twheel_batch) == 32, "struct twheel_batch");
+/*
+ * The sizes of ABI version 2's first structures, the same for 32 and
+ * 64-bit callers: what every program built against libtwheel 1.0 passes,
+ * and the least a caller's structure may have.  The structures grow at
+ * their end (include/uapi/linux/twheel.h), never shrink; the library uses
+ * the caller's sizes (the _sz functions), never its own, for the caller's
+ * memory.
+ */
+#define LIBTWHEEL_API_SIZE_V2		64
+#define LIBTWHEEL_SPEC_SIZE_V2		40
+#define LIBTWHEEL_QUERY_SIZE_V2		56
+#define LIBTWHEEL_OP_SIZE_V2		56
+
+static_assert(sizeof(struct twheel_api) >= LIBTWHEEL_API_SIZE_V2, "struct twheel_api");
+static_assert(offsetof(struct twheel_api, out_max_timers_per_user) + 8 ==
+	      LIBTWHEEL_API_SIZE_V2, "struct twheel_api");
+static_assert(sizeof(struct twheel_timer_spec) >= LIBTWHEEL_SPEC_SIZE_V2,
+	      "struct twheel_timer_spec");
+static_assert(offsetof(struct twheel_timer_spec, cookie) + 8 == LIBTWHEEL_SPEC_SIZE_V2,
+	      "struct twheel_timer_spec");
+static_assert(offsetof(struct twheel_arm, spec) == 16, "struct twheel_arm");
+static_assert(offsetof(struct twheel_modify, spec) == 16, "struct twheel_modify");
+static_assert(sizeof(struct twheel_cancel) >= 24, "struct twheel_cancel");
+static_assert(offsetof(struct twheel_query, out_cookie) + 8 == LIBTWHEEL_QUERY_SIZE_V2,
+	      "struct twheel_query");
+static_assert(offsetof(struct twheel_batch_op, spec) == 16, "struct twheel_batch_op");
+static_assert(sizeof(struct twheel_batch_op) >= LIBTWHEEL_OP_SIZE_V2, "struct twheel_batch_op");
+static_assert(sizeof(struct twheel_batch) >= 32, "struct twheel_batch");
+/* a new event size is a new ABI version (libtwheel_api() checks it) */
 static_assert(sizeof(struct twheel_event) == 48, "struct twheel_event");
+
+/* A size the kernel takes, at least @v2, ABI version 2's first. */
+static int libtwheel_size_ok(size_t size, size_t v2)
+{
+	return size >= v2 && size <= TWHEEL_STRUCT_SIZE_MAX;
+}
+
+/*
+ * libtwheel_api(), libtwheel_arm() and the other unsized functions are
+ * libtwheel 1.0's symbols, kept for the programs built against it: they
+ * pass no sizes, and were compiled with ABI version 2's first structures.
+ * Programs built since call the _sz functions (libtwheel.h's inline
+ * wrappers of the same names).
+ */
 
 /*
  * The handshake of ABI version 1, only to tell a version 1 module apart
@@ -42,6 +77,8 @@ struct libtwheel_api_v1 {
 };
 
 #define LIBTWHEEL_IOC_API_V1 _IOR(TWHEEL_IOCTL_MAGIC, 0x00, struct libtwheel_api_v1)
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Records of a library-managed batch buffer allocated on first use. */
 #define LIBTWHEEL_BATCH_DEFAULT_CAPACITY	256
@@ -69,12 +106,14 @@ int libtwheel_close(int fd)
 	return close(fd) ? -errno : 0;
 }
 
-int libtwheel_api(int fd, struct twheel_api *api)
+int libtwheel_api_sz(int fd, struct twheel_api *api, size_t api_size)
 {
 	long ret;
 
-	memset(api, 0, sizeof(*api));
-	api->size = sizeof(*api);
+	if (!libtwheel_size_ok(api_size, LIBTWHEEL_API_SIZE_V2))
+		return -EINVAL;
+	memset(api, 0, api_size);
+	api->size = (uint32_t)api_size;
 	ret = libtwheel_ioctl(fd, TWHEEL_IOC_API, api);
 	if (ret == -ENOTTY) {
 		struct libtwheel_api_v1 v1;
@@ -84,8 +123,8 @@ int libtwheel_api(int fd, struct twheel_api *api)
 		if (libtwheel_ioctl(fd, LIBTWHEEL_IOC_API_V1, &v1) < 0 ||
 		    !v1.abi_version)
 			return -ENOTTY;
-		memset(api, 0, sizeof(*api));
-		api->size = sizeof(*api);
+		memset(api, 0, api_size);
+		api->size = (uint32_t)api_size;
 		api->out_abi_version = v1.abi_version;
 		api->out_event_size = v1.event_size;
 		return -EPROTO;
@@ -98,12 +137,47 @@ int libtwheel_api(int fd, struct twheel_api *api)
 	return 0;
 }
 
+int libtwheel_api(int fd, struct twheel_api *api)
+{
+	return libtwheel_api_sz(fd, api, LIBTWHEEL_API_SIZE_V2);
+}
+
+/*
+ * What an errno means for /dev/twheel and what to do about it, for the
+ * errors a user can act on.
+ */
+static const struct {
+	int err;
+	const char *msg;
+} libtwheel_messages[] = {
+	{ EPROTO,
+	  "twheel module of another ABI version than libtwheel's (2): use a libtwheel and a twheel.ko of the same release"
+	},
+	{ ENOSPC,
+	  "limit of live timers reached: max_timers_per_fd for this file or max_timers_per_user for this user (twheelctl info shows both; raise them with the module parameters, e.g. options twheel max_timers_per_user=N in /etc/modprobe.d/)"
+	},
+	{ ENOENT,
+	  "no timer with this handle in this file, or (from libtwheel_open()) no /dev/twheel: is twheel.ko loaded? (modprobe twheel)"
+	},
+	{ ENODEV, "no twheel device: is twheel.ko loaded? (modprobe twheel)" },
+	{ ENXIO, "no twheel device: is twheel.ko loaded? (modprobe twheel)" },
+	{ EINVAL,
+	  "invalid argument: an expiry, period or slack out of range (a period shorter than the wheel's tick, tick_ns in twheelctl info, included), an unknown flag, or a structure size below its first version"
+	},
+	{ E2BIG,
+	  "structure or record with fields this module does not know, or a batch above max_batch"
+	},
+};
+
 const char *libtwheel_strerror(int err)
 {
+	size_t i;
+
 	if (err < 0)
 		err = -err;
-	if (err == EPROTO)
-		return "twheel module of another ABI version than libtwheel's (2)";
+	for (i = 0; i < ARRAY_SIZE(libtwheel_messages); i++)
+		if (libtwheel_messages[i].err == err)
+			return libtwheel_messages[i].msg;
 	return strerror(err);
 }
 
@@ -115,33 +189,69 @@ uint64_t libtwheel_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
-		  uint64_t *handle)
-{
-	struct twheel_arm a = {
-		.size = sizeof(a),
-		.spec = *spec,
-	};
-	long ret = libtwheel_ioctl(fd, TWHEEL_IOC_ARM, &a);
+/*
+ * An arm or modify command: @head_size bytes of header (size, flags, then
+ * out_handle or handle), then the caller's timer spec of @spec_size bytes,
+ * all of it passed on, fields this library does not know included.
+ */
+union libtwheel_spec_cmd {
+	struct twheel_arm arm;
+	struct twheel_modify modify;
+	unsigned char bytes[TWHEEL_STRUCT_SIZE_MAX];
+};
 
+static long libtwheel_spec_ioctl(int fd, unsigned long cmd,
+				 union libtwheel_spec_cmd *c,
+				 const struct twheel_timer_spec *spec,
+				 size_t spec_size)
+{
+	size_t head = offsetof(struct twheel_arm, spec);
+
+	if (!libtwheel_size_ok(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
+	    spec_size > sizeof(c->bytes) - head)
+		return -EINVAL;
+	memcpy(c->bytes + head, spec, spec_size);
+	c->arm.size = (uint32_t)(head + spec_size);
+	return libtwheel_ioctl(fd, cmd, c);
+}
+
+int libtwheel_arm_sz(int fd, const struct twheel_timer_spec *spec,
+		     size_t spec_size, uint64_t *handle)
+{
+	union libtwheel_spec_cmd c;
+	long ret;
+
+	memset(&c, 0, offsetof(struct twheel_arm, spec));
+	ret = libtwheel_spec_ioctl(fd, TWHEEL_IOC_ARM, &c, spec, spec_size);
 	if (ret < 0)
 		return ret;
 	if (handle)
-		*handle = a.out_handle;
+		*handle = c.arm.out_handle;
 	return 0;
+}
+
+int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
+		  uint64_t *handle)
+{
+	return libtwheel_arm_sz(fd, spec, LIBTWHEEL_SPEC_SIZE_V2, handle);
+}
+
+int libtwheel_modify_sz(int fd, uint64_t handle,
+			const struct twheel_timer_spec *spec, size_t spec_size)
+{
+	union libtwheel_spec_cmd c;
+	long ret;
+
+	memset(&c, 0, offsetof(struct twheel_modify, spec));
+	c.modify.handle = handle;
+	ret = libtwheel_spec_ioctl(fd, TWHEEL_IOC_MODIFY, &c, spec, spec_size);
+	return ret < 0 ? ret : 0;
 }
 
 int libtwheel_modify(int fd, uint64_t handle,
 		     const struct twheel_timer_spec *spec)
 {
-	struct twheel_modify m = {
-		.size = sizeof(m),
-		.handle = handle,
-		.spec = *spec,
-	};
-	long ret = libtwheel_ioctl(fd, TWHEEL_IOC_MODIFY, &m);
-
-	return ret < 0 ? ret : 0;
+	return libtwheel_modify_sz(fd, handle, spec, LIBTWHEEL_SPEC_SIZE_V2);
 }
 
 int libtwheel_cancel(int fd, uint64_t handle)
@@ -152,15 +262,23 @@ int libtwheel_cancel(int fd, uint64_t handle)
 	return ret < 0 ? ret : (int)c.out_status;
 }
 
-int libtwheel_query(int fd, uint64_t handle, struct twheel_query *q)
+int libtwheel_query_sz(int fd, uint64_t handle, struct twheel_query *q,
+		       size_t q_size)
 {
 	long ret;
 
-	memset(q, 0, sizeof(*q));
-	q->size = sizeof(*q);
+	if (!libtwheel_size_ok(q_size, LIBTWHEEL_QUERY_SIZE_V2))
+		return -EINVAL;
+	memset(q, 0, q_size);
+	q->size = (uint32_t)q_size;
 	q->handle = handle;
 	ret = libtwheel_ioctl(fd, TWHEEL_IOC_QUERY, q);
 	return ret < 0 ? ret : 0;
+}
+
+int libtwheel_query(int fd, uint64_t handle, struct twheel_query *q)
+{
+	return libtwheel_query_sz(fd, handle, q, LIBTWHEEL_QUERY_SIZE_V2);
 }
 
 ssize_t libtwheel_read_events(int fd, struct twheel_event *evs, size_t max)
@@ -208,9 +326,16 @@ void libtwheel_batch_reset(struct libtwheel_batch *b)
 	b->failed = 0;
 }
 
+/* Record @i of @b's array, whose records are @op_size bytes each. */
+static struct twheel_batch_op *libtwheel_batch_op(const struct libtwheel_batch *b,
+						  size_t i, size_t op_size)
+{
+	return (struct twheel_batch_op *)((unsigned char *)b->ops + i * op_size);
+}
+
 /* Make room for one more record; returns its slot or NULL with -errno. */
 static struct twheel_batch_op *libtwheel_batch_slot(struct libtwheel_batch *b,
-						    int *err)
+						    size_t op_size, int *err)
 {
 	struct twheel_batch_op *op;
 
@@ -229,8 +354,8 @@ static struct twheel_batch_op *libtwheel_batch_slot(struct libtwheel_batch *b,
 		else
 			cap = b->capacity * 2;
 		/* the caller's hint, as the doubling, may not fit in bytes */
-		op = cap && cap <= SIZE_MAX / sizeof(*op) ?
-		     realloc(b->ops, cap * sizeof(*op)) : NULL;
+		op = cap && cap <= SIZE_MAX / op_size ?
+		     realloc(b->ops, cap * op_size) : NULL;
 		if (!op) {
 			*err = -ENOMEM;
 			return NULL;
@@ -238,52 +363,86 @@ static struct twheel_batch_op *libtwheel_batch_slot(struct libtwheel_batch *b,
 		b->ops = op;
 		b->capacity = cap;
 	}
-	op = &b->ops[b->count];
-	memset(op, 0, sizeof(*op));
+	op = libtwheel_batch_op(b, b->count, op_size);
+	memset(op, 0, op_size);
 	return op;
 }
 
+/*
+ * Append a record.  The caller's records are @op_size bytes and hold a
+ * spec of @spec_size bytes (both sizeof in the caller's build): a spec
+ * larger than this library's goes into the record whole.
+ */
 static ssize_t libtwheel_batch_add(struct libtwheel_batch *b, uint32_t opcode,
 				   uint64_t handle,
-				   const struct twheel_timer_spec *spec)
+				   const struct twheel_timer_spec *spec,
+				   size_t spec_size, size_t op_size)
 {
+	size_t head = offsetof(struct twheel_batch_op, spec);
 	struct twheel_batch_op *op;
 	int err;
 
+	if (!libtwheel_size_ok(op_size, LIBTWHEEL_OP_SIZE_V2) ||
+	    (spec && (!libtwheel_size_ok(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
+		      spec_size > op_size - head)))
+		return -EINVAL;
 	if (b->count >= SSIZE_MAX)
 		return -ENOSPC;
-	op = libtwheel_batch_slot(b, &err);
+	op = libtwheel_batch_slot(b, op_size, &err);
 	if (!op)
 		return err;
 	op->op = opcode;
 	op->handle = handle;
 	if (spec)
-		op->spec = *spec;
+		memcpy((unsigned char *)op + head, spec, spec_size);
 	return (ssize_t)b->count++;
+}
+
+ssize_t libtwheel_batch_arm_sz(struct libtwheel_batch *b,
+			       const struct twheel_timer_spec *spec,
+			       size_t spec_size, size_t op_size)
+{
+	return libtwheel_batch_add(b, TWHEEL_OP_ARM, 0, spec, spec_size, op_size);
 }
 
 ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
 			    const struct twheel_timer_spec *spec)
 {
-	return libtwheel_batch_add(b, TWHEEL_OP_ARM, 0, spec);
+	return libtwheel_batch_arm_sz(b, spec, LIBTWHEEL_SPEC_SIZE_V2,
+				      LIBTWHEEL_OP_SIZE_V2);
+}
+
+ssize_t libtwheel_batch_modify_sz(struct libtwheel_batch *b, uint64_t handle,
+				  const struct twheel_timer_spec *spec,
+				  size_t spec_size, size_t op_size)
+{
+	return libtwheel_batch_add(b, TWHEEL_OP_MODIFY, handle, spec, spec_size,
+				   op_size);
 }
 
 ssize_t libtwheel_batch_modify(struct libtwheel_batch *b, uint64_t handle,
 			       const struct twheel_timer_spec *spec)
 {
-	return libtwheel_batch_add(b, TWHEEL_OP_MODIFY, handle, spec);
+	return libtwheel_batch_modify_sz(b, handle, spec, LIBTWHEEL_SPEC_SIZE_V2,
+					 LIBTWHEEL_OP_SIZE_V2);
+}
+
+ssize_t libtwheel_batch_cancel_sz(struct libtwheel_batch *b, uint64_t handle,
+				  size_t op_size)
+{
+	return libtwheel_batch_add(b, TWHEEL_OP_CANCEL, handle, NULL, 0, op_size);
 }
 
 ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b, uint64_t handle)
 {
-	return libtwheel_batch_add(b, TWHEEL_OP_CANCEL, handle, NULL);
+	return libtwheel_batch_cancel_sz(b, handle, LIBTWHEEL_OP_SIZE_V2);
 }
 
 /* Ask the kernel how many records one TWHEEL_IOC_BATCH takes. */
 static int libtwheel_batch_limit(int fd, uint32_t *max_batch)
 {
 	struct twheel_api api;
-	int ret = libtwheel_api(fd, &api);
+	int ret = libtwheel_api_sz(fd, &api, sizeof(api));
 
 	if (ret < 0)
 		return ret;
@@ -293,10 +452,14 @@ static int libtwheel_batch_limit(int fd, uint32_t *max_batch)
 	return 0;
 }
 
-ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
+ssize_t libtwheel_batch_submit_sz(int fd, struct libtwheel_batch *b,
+				  size_t op_size)
 {
 	size_t start = b->done;
 	int ret;
+
+	if (!libtwheel_size_ok(op_size, LIBTWHEEL_OP_SIZE_V2))
+		return -EINVAL;
 
 	if (!b->max_batch) {
 		ret = libtwheel_batch_limit(fd, &b->max_batch);
@@ -308,12 +471,12 @@ ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 		size_t left = b->count - b->done;
 		uint32_t chunk = left < b->max_batch ? (uint32_t)left :
 						       b->max_batch;
-		struct twheel_batch_op *ops = &b->ops[b->done];
+		struct twheel_batch_op *ops = libtwheel_batch_op(b, b->done, op_size);
 		struct twheel_batch batch = {
 			.size = sizeof(batch),
 			.ops = (uintptr_t)ops,
 			.count = chunk,
-			.op_size = sizeof(*ops),
+			.op_size = (uint32_t)op_size,
 		};
 		long n;
 		size_t i;
@@ -325,9 +488,12 @@ ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 		 * outcome afterwards whatever the buffer held before.
 		 */
 		for (i = 0; i < chunk; i++) {
-			ops[i].out_result = 0;
-			if (ops[i].op == TWHEEL_OP_ARM)
-				ops[i].handle = 0;
+			struct twheel_batch_op *op = libtwheel_batch_op(b, b->done + i,
+									op_size);
+
+			op->out_result = 0;
+			if (op->op == TWHEEL_OP_ARM)
+				op->handle = 0;
 		}
 		n = libtwheel_ioctl(fd, TWHEEL_IOC_BATCH, &batch);
 		if (n == -E2BIG) {
@@ -353,7 +519,7 @@ ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 		} else {
 			/* out_done could not be written: count ourselves. */
 			for (i = 0; i < (size_t)n; i++)
-				if (ops[i].out_result < 0)
+				if (libtwheel_batch_op(b, b->done + i, op_size)->out_result < 0)
 					b->failed++;
 		}
 		b->done += (size_t)n;
@@ -365,4 +531,9 @@ ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 		 */
 	}
 	return (ssize_t)(b->done - start);
+}
+
+ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
+{
+	return libtwheel_batch_submit_sz(fd, b, LIBTWHEEL_OP_SIZE_V2);
 }

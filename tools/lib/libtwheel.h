@@ -50,6 +50,40 @@ extern "C" {
 /** The ABI version this library speaks (TWHEEL_ABI_VERSION it was built with). */
 #define LIBTWHEEL_ABI_VERSION TWHEEL_ABI_VERSION
 
+/*
+ * Structure sizes.  The structures of <linux/twheel.h> grow at their end
+ * (new fields, older ones unchanged), and libtwheel.so.1 may be built
+ * against a newer header than a program that uses it, or an older one.  So
+ * the library never uses its own idea of their sizes for the caller's
+ * memory: the functions below that take a struct twheel_api, twheel_query
+ * or twheel_timer_spec, or fill a batch's array of struct twheel_batch_op,
+ * are inline wrappers that pass the sizes the program was compiled with
+ * to a libtwheel_*_sz() function (symbol version LIBTWHEEL_1.1).  The
+ * library zeroes, copies and strides by those sizes, passes fields it
+ * does not know on to the kernel, and never touches bytes beyond them.
+ * The unsized symbols of libtwheel 1.0 stay, for the programs built
+ * against it, with the sizes of ABI version 2's first structures (the
+ * library's own build declares them instead of the inline functions).  A
+ * struct twheel_event of another size is another ABI version
+ * (libtwheel_api() refuses it with -EPROTO).  A change that cannot keep
+ * to this, such as a field of struct libtwheel_batch, changes the soname.
+ */
+
+/*
+ * The sized functions behind the inline ones below (see "Structure
+ * sizes" above): each takes the size of the caller's structure, at least
+ * that of ABI version 2's first version and at most
+ * TWHEEL_STRUCT_SIZE_MAX, else -EINVAL.
+ */
+LIBTWHEEL_EXPORT int libtwheel_api_sz(int fd, struct twheel_api *api, size_t api_size);
+LIBTWHEEL_EXPORT int libtwheel_arm_sz(int fd, const struct twheel_timer_spec *spec,
+				      size_t spec_size, uint64_t *handle);
+LIBTWHEEL_EXPORT int libtwheel_modify_sz(int fd, uint64_t handle,
+					 const struct twheel_timer_spec *spec,
+					 size_t spec_size);
+LIBTWHEEL_EXPORT int libtwheel_query_sz(int fd, uint64_t handle,
+					struct twheel_query *q, size_t q_size);
+
 /* ---- Files ------------------------------------------------------------- */
 
 /**
@@ -93,15 +127,27 @@ LIBTWHEEL_EXPORT int libtwheel_close(int fd);
  * and @api->out_event_size tell what it speaks; libtwheel_strerror(-EPROTO)
  * says what to do); or the negative errno of the ioctl.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT int libtwheel_api(int fd, struct twheel_api *api);
+#else
+static inline int libtwheel_api(int fd, struct twheel_api *api)
+{
+	return libtwheel_api_sz(fd, api, sizeof(*api));
+}
+#endif
 
 /**
  * libtwheel_strerror() - a message for an error of this library
  * @err: a negative errno value returned by a libtwheel function (or its
  *       absolute value)
  *
- * strerror() for everything but -EPROTO, for which it names the ABI
- * mismatch that libtwheel_api() found.
+ * What the error means for /dev/twheel, and what to do about it, for
+ * the errors a user can act on: -ENOSPC (which limit was reached, and how
+ * to raise it), -ENOENT (a handle this file does not know; from
+ * libtwheel_open(), no device: the module is not loaded), -ENODEV and
+ * -ENXIO (no device), -EINVAL (an argument out of range, a period below
+ * the tick included), -E2BIG and -EPROTO (the ABI mismatch that
+ * libtwheel_api() found).  strerror() for the others.
  *
  * Return: a static string.
  */
@@ -110,8 +156,8 @@ LIBTWHEEL_EXPORT const char *libtwheel_strerror(int err);
 /**
  * libtwheel_now() - the current CLOCK_MONOTONIC time in ns
  *
- * The clock of all twheel times: absolute expiries (TWHEEL_ARM_ABS) and the
- * expires/fired fields of events.
+ * Return: the time in ns on the clock of all twheel times: absolute
+ * expiries (TWHEEL_ARM_ABS) and the expires/fired fields of events.
  */
 LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
 
@@ -135,8 +181,16 @@ LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
  * Return: 0, or -EINVAL (bad flags or range), -ENOSPC (timer limit),
  * -ENOMEM, -EFAULT.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
 				   uint64_t *handle);
+#else
+static inline int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
+				uint64_t *handle)
+{
+	return libtwheel_arm_sz(fd, spec, sizeof(*spec), handle);
+}
+#endif
 
 /**
  * libtwheel_modify() - re-arm an existing timer
@@ -150,8 +204,16 @@ LIBTWHEEL_EXPORT int libtwheel_arm(int fd, const struct twheel_timer_spec *spec,
  * Return: 0, or -ENOENT (no such timer in this file), -EINVAL, -EFAULT,
  * -ENOMEM (the first periodic timer of a table chunk needs memory).
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT int libtwheel_modify(int fd, uint64_t handle,
 				      const struct twheel_timer_spec *spec);
+#else
+static inline int libtwheel_modify(int fd, uint64_t handle,
+				   const struct twheel_timer_spec *spec)
+{
+	return libtwheel_modify_sz(fd, handle, spec, sizeof(*spec));
+}
+#endif
 
 /**
  * libtwheel_cancel() - cancel and free a timer
@@ -178,8 +240,16 @@ LIBTWHEEL_EXPORT int libtwheel_cancel(int fd, uint64_t handle);
  *
  * Return: 0, or -ENOENT, -EFAULT.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT int libtwheel_query(int fd, uint64_t handle,
 				     struct twheel_query *q);
+#else
+static inline int libtwheel_query(int fd, uint64_t handle,
+				  struct twheel_query *q)
+{
+	return libtwheel_query_sz(fd, handle, q, sizeof(*q));
+}
+#endif
 
 /* ---- Events ------------------------------------------------------------ */
 
@@ -234,6 +304,23 @@ struct libtwheel_batch {
 	int owned;
 };
 
+/*
+ * The sized batch functions behind the inline ones below: @spec_size and
+ * @op_size are the sizes of the caller's struct twheel_timer_spec and of
+ * the records of @b->ops.
+ */
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_arm_sz(struct libtwheel_batch *b,
+						const struct twheel_timer_spec *spec,
+						size_t spec_size, size_t op_size);
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_modify_sz(struct libtwheel_batch *b,
+						   uint64_t handle,
+						   const struct twheel_timer_spec *spec,
+						   size_t spec_size, size_t op_size);
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel_sz(struct libtwheel_batch *b,
+						   uint64_t handle, size_t op_size);
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_submit_sz(int fd, struct libtwheel_batch *b,
+						   size_t op_size);
+
 /**
  * libtwheel_batch_init() - set up a batch buffer
  * @b:        the buffer
@@ -269,8 +356,16 @@ LIBTWHEEL_EXPORT void libtwheel_batch_reset(struct libtwheel_batch *b);
  * Return: the index of the record in @b->ops (its handle appears there
  * after the submit), or -ENOSPC (a caller-owned array is full), -ENOMEM.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
 					     const struct twheel_timer_spec *spec);
+#else
+static inline ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
+					  const struct twheel_timer_spec *spec)
+{
+	return libtwheel_batch_arm_sz(b, spec, sizeof(*spec), sizeof(*b->ops));
+}
+#endif
 
 /**
  * libtwheel_batch_modify() - append a modify record
@@ -280,9 +375,19 @@ LIBTWHEEL_EXPORT ssize_t libtwheel_batch_arm(struct libtwheel_batch *b,
  *
  * Return: the index of the record, or -ENOSPC, -ENOMEM.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
 						uint64_t handle,
 						const struct twheel_timer_spec *spec);
+#else
+static inline ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
+					     uint64_t handle,
+					     const struct twheel_timer_spec *spec)
+{
+	return libtwheel_batch_modify_sz(b, handle, spec, sizeof(*spec),
+					 sizeof(*b->ops));
+}
+#endif
 
 /**
  * libtwheel_batch_cancel() - append a cancel record
@@ -291,8 +396,16 @@ LIBTWHEEL_EXPORT ssize_t libtwheel_batch_modify(struct libtwheel_batch *b,
  *
  * Return: the index of the record, or -ENOSPC, -ENOMEM.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
 						uint64_t handle);
+#else
+static inline ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
+					     uint64_t handle)
+{
+	return libtwheel_batch_cancel_sz(b, handle, sizeof(*b->ops));
+}
+#endif
 
 /**
  * libtwheel_batch_submit() - send the unprocessed records to the kernel
@@ -321,7 +434,15 @@ LIBTWHEEL_EXPORT ssize_t libtwheel_batch_cancel(struct libtwheel_batch *b,
  * Return: the number of records processed by this call (all remaining
  * ones), or a negative errno with @b->done giving the exact progress.
  */
-LIBTWHEEL_EXPORT ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b);
+#ifdef LIBTWHEEL_BUILDING
+LIBTWHEEL_EXPORT ssize_t libtwheel_batch_submit(int fd,
+						struct libtwheel_batch *b);
+#else
+static inline ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
+{
+	return libtwheel_batch_submit_sz(fd, b, sizeof(*b->ops));
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -124,6 +124,16 @@ for t in /selftests/twheel_unpriv_test /selftests/twheel_fault_test; do
 	"$t" || fail "$t ($SMALL_LIMITS) exited with status $?"
 done
 
+# twheelctl demo without -n sizes itself to the limits of the handshake
+# (its default, a million, is above the default per-user limit of a
+# machine with less than about 1.2 GiB of RAM): here the per-file one.
+demo_sized() {
+	_out=$(twheelctl demo -q -l 50 -s 100) || return 1
+	echo "$_out" | grep -q '^twheelctl demo: 600 timers '
+}
+if [ -n "$small" ]; then
+	check "twheelctl demo sizes itself to max_timers_per_fd=600" demo_sized
+fi
 check "twheel_sample unloads" rmmod twheel_sample
 
 # The test module of builds with the delay points (tests/stress/): a canceller

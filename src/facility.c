@@ -210,6 +210,7 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
@@ -1577,16 +1578,27 @@ EXPORT_SYMBOL_GPL(twheel_timer_restart);
  * @wheel: the instance
  * @bl:    the run, filled in
  *
+ * The run stays on the calling CPU until twheel_batch_end(), so the base
+ * it holds is the base of the CPU it runs on, and that CPU stays online.
+ *
  * Context: process or softirq context; takes the base lock with interrupts
  * disabled until twheel_batch_end().
  */
 void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	__acquires(&bl->base->lock)
 {
-	/* If we move to another CPU right now, that base is as good. */
-	struct twheel_base *base = twheel_cpu_base(wheel,
-						   raw_smp_processor_id());
-	bool contended = twheel_base_lock(base, &bl->flags);
+	struct twheel_base *base;
+	bool contended;
+
+	/*
+	 * Not just the lock's own: between reading the CPU and locking its
+	 * base we could be moved to another CPU, and ours taken offline and
+	 * its base emptied by hotplug, which we would then arm timers on.
+	 */
+	migrate_disable();
+	base = twheel_cpu_base(wheel, smp_processor_id());
+	twheel_delay(TWHEEL_DELAY_BATCH_BEGIN);
+	contended = twheel_base_lock(base, &bl->flags);
 
 	/* Not "+= twheel_base_lock()": C may read the counter before the call. */
 	base->stats.contended += contended;
@@ -1601,7 +1613,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_begin);
  * twheel_batch_end() - unlock the base of a run of operations
  * @bl: the run
  *
- * Context: as twheel_batch_begin(); restores interrupts.
+ * Context: as twheel_batch_begin(); restores interrupts and lets the
+ * caller migrate again.
  */
 void twheel_batch_end(struct twheel_batch_lock *bl)
 	__releases(&bl->base->lock)
@@ -1611,6 +1624,7 @@ void twheel_batch_end(struct twheel_batch_lock *bl)
 	if (twheel_base_empty(base))
 		twheel_program(base, TW_NO_TICK);
 	spin_unlock_irqrestore(&base->lock, bl->flags);
+	migrate_enable();
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_end);
 

@@ -96,6 +96,8 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_TICK,
 	/* device: a batch did a run of records, fatal signals not checked */
 	TWHEEL_DELAY_BATCH_RUN,
+	/* facility: a run chose the calling CPU's base, has not locked it */
+	TWHEEL_DELAY_BATCH_BEGIN,
 	TWHEEL_NR_DELAYS
 };
 

@@ -905,6 +905,108 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 }
 #endif
 
+#ifdef TWHEEL_DEBUG_DELAYS
+/**
+ * struct twk_bmig - a batch run whose thread moves to another CPU
+ * @w:       the wheel
+ * @p:       the timer the run arms
+ * @cpu:     the CPU the run held its base's lock on
+ * @index:   the index of the base the run locked
+ * @ret:     what twheel_batch_arm() returned
+ * @done:    the run ended
+ */
+struct twk_bmig {
+	struct twheel *w;
+	struct twk_probe *p;
+	unsigned int cpu;
+	unsigned int index;
+	int ret;
+	struct completion done;
+};
+
+static int twk_bmig_fn(void *data)
+{
+	struct twk_bmig *r = data;
+	struct twheel_batch_lock bl;
+
+	twheel_batch_begin(r->w, &bl);
+	/* interrupts are off under the base lock: this CPU is stable */
+	r->cpu = raw_smp_processor_id();
+	r->index = bl.index;
+	r->ret = twheel_batch_arm(&bl, &r->p->timer, 10 * NSEC_PER_SEC, 0,
+				  TWHEEL_MODE_REL);
+	twheel_batch_end(&bl);
+	complete(&r->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+static void twk_batch_begin_delay_free(struct kunit_resource *res)
+{
+	twheel_delay_set(TWHEEL_DELAY_BATCH_BEGIN, 0);
+}
+
+/*
+ * A batch run locks the base of the CPU it runs on, and arms there: its
+ * thread, on B, is moved to A (its affinity changed) while
+ * twheel_batch_begin() has chosen a base and not locked it yet (the delay
+ * point batch_begin_us holds it there for 100 ms).  The run must hold the
+ * lock of the base of the CPU it runs on, and its timer land on that
+ * base: a run that chose B's base before it moved would arm B's base from
+ * A, and, had B gone offline meanwhile, a base hotplug has already
+ * emptied, where nothing would move its timer again.
+ */
+static void twheel_batch_begin_locks_base_of_its_cpu(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct task_struct *task;
+	struct twk_threads *th;
+	struct twk_bmig *r;
+	unsigned int a, b, hits0, hits;
+	struct twheel *w;
+
+	twk_two_cpus(test, &a, &b);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
+	r->w = w;
+	r->p = twk_probes(test, ctx, w, 1, twk_cb_record);
+	init_completion(&r->done);
+	th = twk_threads(test, 1);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_batch_begin_delay_free,
+							 GFP_KERNEL, test));
+	/* not kthread_bind(): its affinity is to change */
+	task = kthread_create(twk_bmig_fn, r, "twk/bmig");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	th->tasks[0] = task;
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(task, cpumask_of(b)), 0);
+
+	hits0 = twheel_delay_hits(TWHEEL_DELAY_BATCH_BEGIN);
+	twheel_delay_set(TWHEEL_DELAY_BATCH_BEGIN, 100000);
+	wake_up_process(task);
+	KUNIT_ASSERT_EQ(test, read_poll_timeout(twheel_delay_hits, hits,
+						hits != hits0, 100,
+						TWK_TIMEOUT_MS * USEC_PER_MSEC,
+						false, TWHEEL_DELAY_BATCH_BEGIN), 0);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(task, cpumask_of(a)), 0);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&r->done, TWK_TIMEOUT_MS), 0UL);
+	twheel_delay_set(TWHEEL_DELAY_BATCH_BEGIN, 0);
+
+	kunit_info(test, "run on cpu%u locked base %u\n", r->cpu, r->index);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->index, r->cpu);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, r->cpu).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
+}
+#else
+static void twheel_batch_begin_locks_base_of_its_cpu(struct kunit *test)
+{
+	kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
+}
+#endif
+
 static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_create_flags_unknown_flags_einval),
 	KUNIT_CASE(twheel_timer_start_arms_on_calling_cpu),
@@ -918,6 +1020,7 @@ static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE_PARAM(twheel_create_flags_callback_concurrency,
 			 twk_single_gen_params),
 	KUNIT_CASE(twheel_cpu_offline_moves_pending_timers),
+	KUNIT_CASE(twheel_batch_begin_locks_base_of_its_cpu),
 	{}
 };
 

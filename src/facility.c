@@ -241,6 +241,7 @@
 #define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
 #define TWHEEL_TS_TRANSIT	BIT(2)	/* pending, not linked yet: see below */
 #define TWHEEL_TS_PLACED	BIT(3)	/* armed since set up (PINNED) */
+#define TWHEEL_TS_MOVING	BIT(4)	/* pending, relinked: see below */
 #define TWHEEL_TS_BITS		(BIT(TWHEEL_TS_BASE_SHIFT) - 1)
 
 /**
@@ -366,6 +367,29 @@ static void twheel_ts_set(struct twheel_timer *timer, u32 bits)
 static void twheel_ts_clear(struct twheel_timer *timer, u32 bits)
 {
 	WRITE_ONCE(timer->state, timer->state & ~bits);
+}
+
+/*
+ * A pending timer that is unlinked to be linked again, elsewhere on its
+ * base or on another one, is pending throughout: timer.c's __mod_timer()
+ * detaches it with detach_if_pending(..., false), which leaves its pprev
+ * set, so timer_pending() never reads false in between.  The engines'
+ * removals clear the node's pprev, so TWHEEL_TS_MOVING says it instead,
+ * from before the unlink until after the timer is linked again, for
+ * twheel_timer_pending(); under the base lock nobody else sees it.
+ */
+static void twheel_moving_begin(struct twheel_timer *timer)
+{
+	twheel_ts_set(timer, TWHEEL_TS_MOVING);
+	/* the bit before the unlink: pairs with twheel_timer_pending() */
+	smp_wmb();
+}
+
+static void twheel_moving_end(struct twheel_timer *timer, u32 bits)
+{
+	/* the link before the bit: pairs with twheel_timer_pending() */
+	smp_store_release(&timer->state,
+			  timer->state & ~(TWHEEL_TS_MOVING | bits));
 }
 
 /*
@@ -1269,8 +1293,8 @@ static void twheel_transit_end(struct twheel_base *base,
 			       struct twheel_timer *timer)
 {
 	twheel_forward(base);
-	twheel_ts_clear(timer, TWHEEL_TS_TRANSIT);
 	twheel_link_at_key(base, timer);
+	twheel_moving_end(timer, TWHEEL_TS_TRANSIT);
 }
 
 /*
@@ -1316,8 +1340,10 @@ static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
 {
 	if (timer->node.key >= lo && timer->node.key <= hi)
 		return;
+	twheel_moving_begin(timer);
 	tw_engine_move(&base->engine, &timer->node,
 		       tw_engine_pick_key(&base->engine, lo, hi));
+	twheel_moving_end(timer, 0);
 	twheel_program(base, timer->node.key);
 }
 
@@ -1410,6 +1436,8 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	twheel_ts_set(timer, TWHEEL_TS_PLACED);
 	if (to != base) {
 		if (ret) {
+			/* pending until twheel_transit_end() linked it */
+			twheel_moving_begin(timer);
 			twheel_detach(base, timer);
 			if (twheel_base_empty(base))
 				twheel_program(base, TW_NO_TICK);
@@ -1430,11 +1458,14 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		twheel_range(base, expires, slack_ns, &lo, &hi);
 		if (ret && !(timer->state & TWHEEL_TS_EXPIRED)) {
 			twheel_move(base, timer, lo, hi);
+		} else if (ret) {
+			/* due, its callback not begun: back on the engine */
+			twheel_moving_begin(timer);
+			twheel_detach(base, timer);
+			twheel_insert(base, timer, lo, hi);
+			twheel_moving_end(timer, 0);
 		} else {
-			if (ret)
-				twheel_detach(base, timer);
-			else
-				base->stats.armed++;
+			base->stats.armed++;
 			twheel_insert(base, timer, lo, hi);
 		}
 		key = timer->node.key;
@@ -1698,6 +1729,7 @@ int __twheel_batch_take(struct twheel_batch_lock *bl,
 	if (twheel_target(base->wheel, timer, from, pending) != base)
 		goto unlock;
 	if (pending) {
+		twheel_moving_begin(timer);
 		twheel_detach(from, timer);
 		if (twheel_base_empty(from))
 			twheel_program(from, TW_NO_TICK);
@@ -1707,6 +1739,7 @@ int __twheel_batch_take(struct twheel_batch_lock *bl,
 		   (base->index << TWHEEL_TS_BASE_SHIFT));
 	if (pending) {
 		twheel_link_at_key(base, timer);
+		twheel_moving_end(timer, 0);
 		base->stats.migrated++;
 	}
 	ret = 0;
@@ -1859,8 +1892,10 @@ int twheel_batch_modify(struct twheel_batch_lock *bl,
 	twheel_range(base, expires, slack_ns, &lo, &hi);
 	if (timer->state & TWHEEL_TS_EXPIRED) {
 		/* handed out, its callback not started: back on the engine */
+		twheel_moving_begin(timer);
 		twheel_detach(base, timer);
 		twheel_insert(base, timer, lo, hi);
+		twheel_moving_end(timer, 0);
 	} else {
 		twheel_move(base, timer, lo, hi);
 	}
@@ -2012,14 +2047,26 @@ EXPORT_SYMBOL_GPL(twheel_timer_shutdown_sync);
  *
  * Lockless, like timer_pending(): the answer may be stale by the time the
  * caller looks at it unless the caller serialises against the timer.  A
- * timer that is moving between bases reads as not pending for that
- * instant, as a timer_list does in __mod_timer().
+ * pending timer that a modify moves, to another base included, reads as
+ * pending throughout, as a timer_list does in __mod_timer().
  *
  * Context: any context.
  * Return: true if the timer is pending (armed and its callback not begun).
  */
 bool twheel_timer_pending(const struct twheel_timer *timer)
 {
+	if (!hlist_unhashed_lockless(&timer->node.entry))
+		return true;
+	/*
+	 * Unlinked: idle, or moving (twheel_moving_begin()).  A mover sets
+	 * the bit before it unlinks and clears it after it linked again: if
+	 * we read it clear after we saw the timer unlinked, the timer is
+	 * idle, or linked again and the second look sees it.
+	 */
+	smp_rmb();	/* the unlink before the bit */
+	if (READ_ONCE(timer->state) & TWHEEL_TS_MOVING)
+		return true;
+	smp_rmb();	/* the bit before the link */
 	return !hlist_unhashed_lockless(&timer->node.entry);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_pending);
@@ -2229,7 +2276,6 @@ static unsigned long twheel_move_list(struct hlist_head *list,
 	hlist_for_each_entry_safe(timer, tmp, list, node.entry) {
 		u64 key = timer->node.key;
 
-		hlist_del_init(&timer->node.entry);
 		/*
 		 * Not PLACED any more: a pinned timer goes to the base of
 		 * the CPU that arms it next, not back to @to's every time.
@@ -2237,8 +2283,11 @@ static unsigned long twheel_move_list(struct hlist_head *list,
 		WRITE_ONCE(timer->state,
 			   (timer->state & TWHEEL_TS_BITS &
 			    ~(TWHEEL_TS_EXPIRED | TWHEEL_TS_PLACED)) |
-			   (to->index << TWHEEL_TS_BASE_SHIFT));
+			   TWHEEL_TS_MOVING | (to->index << TWHEEL_TS_BASE_SHIFT));
+		smp_wmb();	/* see twheel_moving_begin() */
+		hlist_del_init(&timer->node.entry);
 		tw_engine_insert(&to->engine, &timer->node, key);
+		twheel_moving_end(timer, 0);
 		moved++;
 	}
 	return moved;

@@ -542,7 +542,9 @@ static int twk_win_done(atomic_t *left, struct completion *done)
  * @b_us:     how long B's modify took, in us (a miss's diagnosis)
  * @a_ret:    what A's call returned
  * @a_saw:    @calling as A first saw it change (1: B in its modify)
- * @in_window: A saw the timer unlinked while B's modify ran
+ * @in_window: A saw B's modify in the window (the delay point delayed)
+ * @pending_in_window: twheel_timer_pending() as A read it there
+ * @hits0:    twheel_delay_hits() of migrate_us before the attempt
  * @done:     both finished
  * @left:     threads still running
  */
@@ -556,6 +558,8 @@ struct twk_win {
 	int a_ret;
 	int a_saw;
 	bool in_window;
+	bool pending_in_window;
+	unsigned int hits0;
 	struct completion done;
 	atomic_t left;
 };
@@ -586,10 +590,16 @@ static int twk_win_a(void *data)
 	while (!atomic_read(&r->calling) && ktime_get() < deadline)
 		cpu_relax();
 	r->a_saw = atomic_read(&r->calling);
-	/* B's modify detached the timer and has not linked it again yet. */
+	/*
+	 * B's modify is in the window once its delay point has begun to
+	 * delay: the timer is in transit, linked on neither base.  It must
+	 * read pending all the same, as a timer_list does while __mod_timer()
+	 * moves it.
+	 */
 	while (atomic_read(&r->calling) == 1 && ktime_get() < deadline) {
-		if (!twheel_timer_pending(&r->p->timer)) {
+		if (twk_migrate_hits() != r->hits0) {
 			r->in_window = true;
+			r->pending_in_window = twheel_timer_pending(&r->p->timer);
 			break;
 		}
 		cpu_relax();
@@ -625,6 +635,9 @@ TWK_ARRAY_PARAM_BY_NAME(twk_win);
  * timer first, its cancel would report it idle (0) and B would link it
  * after the cancel; were B to link it whatever it finds, it would link it
  * a second time after A's modify (list corruption) or after A's cancel.
+ * In transit the timer reads pending to A, as a timer_list does while
+ * __mod_timer() moves it between bases (detach_if_pending(..., false)
+ * keeps its pprev).
  */
 static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 {
@@ -662,6 +675,8 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	for (k = 0; k < attempts; k++) {
 		r->op = wp->op;
 		r->in_window = false;
+		r->pending_in_window = false;
+		r->hits0 = twk_migrate_hits();
 		r->a_ret = 0;
 		r->b_ret = 0;
 		atomic_set(&r->a_ready, 0);
@@ -682,6 +697,9 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->a_ret, 1);
 		/* the window is as wide as asked on every CPU */
 		KUNIT_EXPECT_GE(test, r->b_us, 100000LL);
+		if (r->in_window)
+			KUNIT_EXPECT_TRUE_MSG(test, r->pending_in_window,
+					      "the timer in transit read as not pending");
 		st = twk_stats(w);
 		if (r->op >= 2) {
 			KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));

@@ -54,12 +54,13 @@
  * sleep plus its delay exceeds a revolution, and cascade on its way down.
  * So arming first moves the engine's clock on to the present, at most
  * once per jiffy, as timer.c's forward_timer_base() does
- * (twheel_forward()).  A base's hrtimer is started pinned, on
- * the base's own CPU: another CPU that needs it earlier kicks that CPU with
- * a work item (twheel_program()), so a base's callbacks run on its CPU
- * while that CPU is online.  The handler itself re-arms it by returning
- * HRTIMER_RESTART, or restarts it if it was started again before the
- * handler took the base lock (twheel_tick_rearm()).
+ * (twheel_forward()).  A base's hrtimer is started pinned, on the base's
+ * own CPU: another CPU that needs it earlier kicks that CPU with an IPI
+ * (twheel_program()), so a base's callbacks run on its CPU while that CPU
+ * is online, and never wait for a task to be scheduled there.  The
+ * handler itself re-arms it by returning HRTIMER_RESTART, or restarts it
+ * if it was started again before the handler took the base lock
+ * (twheel_tick_rearm()).
  *
  * Callbacks
  * ---------
@@ -213,11 +214,11 @@
 #include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 #include <linux/twheel.h>
 #include <kunit/visibility.h>
 
@@ -267,10 +268,13 @@
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
  * @tick:       the hrtimer driving the base (soft mode)
- * @kick:       starts @tick on the base's own CPU for another CPU
- * @programmed: tick whose end @tick is set for (or, with @kick queued,
+ * @kick:       soft hrtimer on the base's CPU that starts @tick there for
+ *              another CPU (twheel_kick_remote())
+ * @kick_csd:   the IPI that starts @kick
+ * @programmed: tick whose end @tick is set for (or, with a kick under way,
  *              is to be set for), TW_NO_TICK when not armed
  * @in_tick:    the tick handler runs; it programs @tick on its way out
+ * @stopped:    twheel_quiesce() stopped the base: nothing starts @tick
  * @fwd_jiffies: jiffies when twheel_forward() last looked at the clock
  * @stats:      event counters; the size fields are filled in by get_stats
  * @mem:        the engine's slots, bitmaps or FIFOs (one allocation)
@@ -296,9 +300,11 @@ struct twheel_base {
 #endif
 	ktime_t tick_now;
 	struct hrtimer tick;
-	struct work_struct kick;
+	struct hrtimer kick;
+	call_single_data_t kick_csd;
 	u64 programmed;
 	bool in_tick;
+	bool stopped;
 	unsigned long fwd_jiffies;
 	struct twheel_stats stats;
 	void *mem;
@@ -468,35 +474,59 @@ static bool twheel_base_empty(const struct twheel_base *base)
  * An hrtimer fires on the CPU that started it.  A base's callbacks should
  * run on the base's CPU (a pinned timer's callback on its CPU, and each
  * CPU's share of the work on it), so another CPU that needs the hrtimer
- * earlier (a modify of a pinned timer, of a running one, a move to this
- * base) does not start it itself but records the tick in @programmed and
- * kicks the base's CPU, which starts it there: a work item on that CPU
- * (irq_work_queue_on() is not exported to modules in 6.1, and the
- * kick takes the base's lock, which is a sleeping lock on PREEMPT_RT).  A
- * single base, or the base of an offline CPU, is started wherever.
- * twheel_kick_remote() queues the kick and returns true when the base's
- * CPU is another, online one; false means: start it here.
+ * earlier (a modify of a pinned timer, of a running one, the handler run
+ * on another CPU while the base's was offline) does not start it itself
+ * but records the tick in @programmed and kicks the base's CPU, which
+ * starts it there.  The kick must not wait for a task on that CPU: a work
+ * item, as it once was, waited behind any SCHED_FIFO task there (for good
+ * with RT throttling off), where add_timer_on() and hrtimers fire from
+ * interrupts.  So it is an IPI (smp_call_function_single_async(), as
+ * timer.c's and hrtimer.c's remote wake-ups are IPIs; irq_work_queue_on()
+ * is not exported to modules in 6.1).  The IPI cannot take the base's
+ * lock, a sleeping lock on PREEMPT_RT, and the hrtimer must not be started
+ * without it (twheel_tick_rearm()), so it starts @kick, an hrtimer of its
+ * own that only the base's CPU starts, due at once; @kick's handler runs
+ * in the same softirq as the base's own and starts @tick under the lock.
+ * A single base, or the base of an offline CPU, is started wherever.
+ * twheel_kick_remote() sends the kick and returns true when the base's CPU
+ * is another, online one; false means: start it here.
  */
 static bool twheel_kick_remote(struct twheel_base *base)
 {
 	if (twheel_single(base->wheel) ||
 	    base->cpu == raw_smp_processor_id() || !cpu_online(base->cpu))
 		return false;
-	queue_work_on(base->cpu, system_highpri_wq, &base->kick);
-	return true;
+	/*
+	 * -EBUSY: an IPI is queued and has not begun; its @kick takes the
+	 * lock after we drop it and sees our @programmed.  -ENXIO: the CPU
+	 * went offline after all (possible on PREEMPT_RT, where the lock
+	 * leaves interrupts on): start it here.
+	 */
+	return smp_call_function_single_async(base->cpu,
+					      &base->kick_csd) != -ENXIO;
 }
 
-static void twheel_kick(struct work_struct *work)
+/* The IPI of twheel_kick_remote(), on the base's CPU. */
+static void twheel_kick_ipi(void *info)
 {
-	struct twheel_base *base = container_of(work, struct twheel_base, kick);
+	struct twheel_base *base = info;
+
+	hrtimer_start(&base->kick, 0, HRTIMER_MODE_REL_PINNED_SOFT);
+}
+
+static enum hrtimer_restart twheel_kick(struct hrtimer *hrt)
+{
+	struct twheel_base *base = container_of(hrt, struct twheel_base, kick);
 
 	spin_lock_irq(&base->lock);
 	/* The handler programs on its way out; TW_NO_TICK: nothing left. */
-	if (!base->in_tick && base->programmed != TW_NO_TICK)
+	if (!base->in_tick && !base->stopped &&
+	    base->programmed != TW_NO_TICK)
 		hrtimer_start(&base->tick,
 			      twheel_tick_end(base->wheel, base->programmed),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	spin_unlock_irq(&base->lock);
+	return HRTIMER_NORESTART;
 }
 
 /*
@@ -512,7 +542,7 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 	 * The handler cannot cancel its own hrtimer, and programs it from the
 	 * engine when it is done anyway: don't start it meanwhile.
 	 */
-	if (base->in_tick)
+	if (base->in_tick || base->stopped)
 		return;
 	if (tick == TW_NO_TICK) {
 		if (base->programmed != TW_NO_TICK) {
@@ -565,7 +595,7 @@ static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 	lockdep_assert_held(&base->lock);
 
 	/* @programmed is TW_NO_TICK since the handler began. */
-	if (tick == TW_NO_TICK)
+	if (tick == TW_NO_TICK || base->stopped)
 		return HRTIMER_NORESTART;
 	base->programmed = tick;
 	if (twheel_kick_remote(base))
@@ -775,7 +805,9 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 		twheel_run_expired(base, now);
 
 	base->in_tick = false;
-	if (n == budget && tw_engine_clk(&base->engine) < upto) {
+	if (base->stopped) {
+		ret = HRTIMER_NORESTART;
+	} else if (n == budget && tw_engine_clk(&base->engine) < upto) {
 		/*
 		 * Budget used up: run the rest from a fresh softirq pass (this
 		 * pass's expiry check uses the time it started at).
@@ -906,7 +938,9 @@ static int twheel_base_alloc(struct twheel *w, unsigned int index,
 	tw_engine_init(&base->engine, w->kind, base->mem, w->bits, 0);
 	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
-	INIT_WORK(&base->kick, twheel_kick);
+	twheel_hrtimer_setup(&base->kick, twheel_kick, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_SOFT);
+	INIT_CSD(&base->kick_csd, twheel_kick_ipi, base);
 	w->bases[index] = base;
 	return 0;
 }
@@ -1050,21 +1084,41 @@ const char *twheel_engine_name(enum twheel_engine engine)
 }
 EXPORT_SYMBOL_GPL(twheel_engine_name);
 
-/* Stop every base's hrtimer; from here no tick handler runs. */
+/*
+ * Stop every base's hrtimers; from here no tick handler runs, and none
+ * starts until twheel_resume().  Returns the timers still pending.
+ */
 static unsigned long twheel_quiesce(struct twheel *w)
 {
 	unsigned long pending = 0;
 	unsigned int i;
 
+	/* What starts @tick or sends a kick checks @stopped under the lock. */
 	for (i = 0; i < w->nr_bases; i++) {
 		struct twheel_base *base = w->bases[i];
 
 		if (!base)
 			continue;
-		/* A kick in flight would start the hrtimer again. */
-		cancel_work_sync(&base->kick);
-		hrtimer_cancel(&base->tick);
 		spin_lock_irq(&base->lock);
+		base->stopped = true;
+		spin_unlock_irq(&base->lock);
+		hrtimer_cancel(&base->tick);
+	}
+	/*
+	 * Kicks sent before: an IPI still queued would start @kick, and
+	 * free a base under its own feet.  IPIs are run in the order they
+	 * were queued, so one more to every other CPU, waited for, comes
+	 * after them (one to this CPU ran when it was sent).
+	 */
+	kick_all_cpus_sync();
+	for (i = 0; i < w->nr_bases; i++) {
+		struct twheel_base *base = w->bases[i];
+
+		if (!base)
+			continue;
+		hrtimer_cancel(&base->kick);
+		spin_lock_irq(&base->lock);
+		base->programmed = TW_NO_TICK;
 		pending += tw_engine_count(&base->engine) + base->nr_expired;
 		spin_unlock_irq(&base->lock);
 	}
@@ -1082,6 +1136,7 @@ static void twheel_resume(struct twheel *w)
 		if (!base)
 			continue;
 		spin_lock_irq(&base->lock);
+		base->stopped = false;
 		base->programmed = TW_NO_TICK;
 		twheel_program(base, tw_engine_next_lower_bound(&base->engine));
 		if (!hlist_empty(&base->expired))

@@ -26,6 +26,7 @@
 #include <linux/smp.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/twheel.h>
 #include <linux/wait.h>
 
@@ -1025,6 +1026,152 @@ static void twheel_batch_begin_locks_base_of_its_cpu(struct kunit *test)
 }
 #endif
 
+/* How long a SCHED_FIFO thread keeps a CPU: below RT throttling's 950 ms. */
+#define TWK_FIFO_SPIN_MS	600
+
+/**
+ * struct twk_fifo - a CPU kept busy by a SCHED_FIFO thread
+ * @p:        a twheel timer pinned to that CPU's base
+ * @tl:       a timer_list queued on that CPU with add_timer_on()
+ * @tl_fired: when @tl's callback ran (0: not yet)
+ * @tl_cpu:   the CPU it ran on
+ * @spinning: the thread has the CPU
+ * @spin_end: when it let go of it
+ * @done:     the thread stopped spinning
+ */
+struct twk_fifo {
+	struct twk_probe *p;
+	struct timer_list tl;
+	ktime_t tl_fired;
+	unsigned int tl_cpu;
+	atomic_t spinning;
+	ktime_t spin_end;
+	struct completion done;
+};
+
+static void twk_fifo_tl_fn(struct timer_list *tl)
+{
+	struct twk_fifo *f = from_timer(f, tl, tl);
+
+	f->tl_cpu = raw_smp_processor_id();
+	/* release: @tl_cpu before the time that says it is there */
+	smp_store_release(&f->tl_fired, ktime_get());
+}
+
+static bool twk_fifo_both_fired(struct twk_fifo *f)
+{
+	/* acquire: pairs with twk_fifo_tl_fn() */
+	return smp_load_acquire(&f->tl_fired) &&
+	       atomic_read_acquire(&f->p->fires);
+}
+
+/* Spin at SCHED_FIFO until both timers fired or TWK_FIFO_SPIN_MS passed. */
+static int twk_fifo_spin(void *data)
+{
+	struct twk_fifo *f = data;
+	ktime_t end;
+
+	sched_set_fifo(current);
+	end = ktime_get() + TWK_FIFO_SPIN_MS * (ktime_t)TWK_MS;
+	atomic_set(&f->spinning, 1);
+	while (ktime_get() < end && !twk_fifo_both_fired(f))
+		cpu_relax();
+	f->spin_end = ktime_get();
+	complete(&f->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+static void twk_fifo_free(struct kunit_resource *res)
+{
+	struct twk_fifo *f = res->data;
+
+	del_timer_sync(&f->tl);
+}
+
+/*
+ * A base whose CPU is kept by a SCHED_FIFO thread still fires its timers:
+ * B runs a thread at SCHED_FIFO that spins (for at most TWK_FIFO_SPIN_MS,
+ * below RT throttling's 950 ms, so that throttling lets no other task in)
+ * while A re-arms a timer pinned to B's base to fire 20 ms later and
+ * queues a timer_list on B with add_timer_on() for the same time.  Both
+ * fire from interrupts on B (from softirqs on their way out), which the
+ * thread cannot keep off; a base that needs a task on B to start its
+ * hrtimer (a work item) fires only once the thread stops.  add_timer_on()
+ * is the yardstick: an attempt counts only when its timer fired while the
+ * thread spun (it does not when the kernel has handed B's softirqs to
+ * ksoftirqd, which the thread starves too), and then the twheel timer must
+ * have fired while the thread spun as well.
+ */
+static void twheel_tick_remote_base_fires_under_fifo_hog(struct kunit *test)
+{
+	const unsigned int attempts = 5;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_threads *th;
+	struct twk_fifo *f;
+	struct twheel *w;
+	unsigned int a, b, k;
+	bool counted = false;
+	ktime_t want;
+	int sp;
+
+	twk_two_cpus(test, &a, &b);
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	timer_setup(&f->tl, twk_fifo_tl_fn, 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_fifo_free,
+							 GFP_KERNEL, f));
+	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
+	f->p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	twheel_timer_setup(&f->p->timer, w, twk_cb_cpu, TWHEEL_TIMER_PINNED);
+	th = twk_threads(test, attempts);
+
+	for (k = 0; k < attempts && !counted; k++) {
+		s64 tw_us, tl_us;
+
+		atomic_set(&f->p->fires, 0);
+		atomic_set(&ctx->fired, 0);
+		atomic_set(&f->spinning, 0);
+		f->tl_fired = 0;
+		init_completion(&f->done);
+		/* placed on B's base, due long after the case */
+		KUNIT_ASSERT_GE(test, twk_on_cpu(test, b, f->p, 1,
+						 ktime_get() + 60 * (ktime_t)NSEC_PER_SEC),
+				0);
+		twk_thread_create(test, th, k, b, twk_fifo_spin, f);
+		wake_up_process(th->tasks[k]);
+		KUNIT_ASSERT_EQ(test, read_poll_timeout(atomic_read, sp, sp, 100,
+							TWK_TIMEOUT_MS * USEC_PER_MSEC,
+							false, &f->spinning), 0);
+		want = ktime_get() + 20 * (ktime_t)TWK_MS;
+		f->p->want = want;
+		/* stays on B's base: pinned there */
+		KUNIT_EXPECT_EQ(test, twk_on_cpu(test, a, f->p, 1, want), 1);
+		f->tl.expires = jiffies + msecs_to_jiffies(20);
+		add_timer_on(&f->tl, b);
+		KUNIT_ASSERT_NE(test, twk_wait_done(&f->done, TWK_TIMEOUT_MS), 0UL);
+		KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+		del_timer_sync(&f->tl);
+
+		tw_us = ktime_us_delta(f->p->fired_at, want);
+		tl_us = f->tl_fired ? ktime_us_delta(f->tl_fired, want) : -1;
+		kunit_info(test, "attempt %u: twheel's timer fired %lld us after its expiry on cpu%llu, add_timer_on()'s %lld us on cpu%u; the thread spun until %lld us\n",
+			   k + 1, tw_us, f->p->data, tl_us, f->tl_cpu,
+			   ktime_us_delta(f->spin_end, want));
+		KUNIT_EXPECT_EQ(test, f->p->data, (u64)b);
+		KUNIT_EXPECT_GE(test, f->p->fired_at, want);
+		if (!f->tl_fired || f->tl_fired > f->spin_end)
+			continue;
+		counted = true;
+		KUNIT_EXPECT_LE_MSG(test, f->p->fired_at, f->spin_end,
+				    "twheel's timer waited for the SCHED_FIFO thread on cpu%u",
+				    b);
+	}
+	if (!counted)
+		kunit_skip(test, "add_timer_on()'s timer never fired while the thread spun");
+}
+
 static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_create_flags_unknown_flags_einval),
 	KUNIT_CASE(twheel_timer_start_arms_on_calling_cpu),
@@ -1039,6 +1186,7 @@ static struct kunit_case twheel_smp_cases[] = {
 			 twk_single_gen_params),
 	KUNIT_CASE(twheel_cpu_offline_moves_pending_timers),
 	KUNIT_CASE(twheel_batch_begin_locks_base_of_its_cpu),
+	KUNIT_CASE(twheel_tick_remote_base_fires_under_fifo_hog),
 	{}
 };
 

@@ -1145,6 +1145,44 @@ static void twheel_resume(struct twheel *w)
 	}
 }
 
+/*
+ * twheel_destroy(); with @abandon (the module's exit) a wheel that still
+ * has timers pending is stopped and freed all the same.
+ */
+static int __twheel_destroy(struct twheel *wheel, bool abandon)
+{
+	unsigned long pending;
+
+	if (IS_ERR_OR_NULL(wheel))
+		return 0;
+	might_sleep();
+	/* No hotplug teardown moves timers while we look. */
+	if (!twheel_single(wheel))
+		cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
+						    &wheel->cpuhp_node);
+	pending = twheel_quiesce(wheel);
+	if (pending && !abandon) {
+		twheel_resume(wheel);
+		if (!twheel_single(wheel))
+			cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
+							 &wheel->cpuhp_node);
+		pr_err("refusing to destroy wheel %pd with %lu timers pending\n",
+		       wheel->debugfs, pending);
+		return -EBUSY;
+	}
+	/*
+	 * Abandoned timers are not touched: their owners are gone (a module
+	 * that armed one depends on this one, so it was unloaded first) and
+	 * their memory may be too.  Nothing of ours refers to them any more.
+	 */
+	if (pending)
+		pr_err("%lu timers pending on wheel %pd at module exit: abandoned, their callbacks will not run\n",
+		       pending, wheel->debugfs);
+	debugfs_remove_recursive(wheel->debugfs);
+	twheel_free(wheel);
+	return pending ? -EBUSY : 0;
+}
+
 /**
  * twheel_destroy() - free a wheel instance
  * @wheel: the instance, from twheel_create(); NULL or an ERR_PTR is ignored
@@ -1163,28 +1201,7 @@ static void twheel_resume(struct twheel *w)
  */
 int twheel_destroy(struct twheel *wheel)
 {
-	unsigned long pending;
-
-	if (IS_ERR_OR_NULL(wheel))
-		return 0;
-	might_sleep();
-	/* No hotplug teardown moves timers while we look. */
-	if (!twheel_single(wheel))
-		cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
-						    &wheel->cpuhp_node);
-	pending = twheel_quiesce(wheel);
-	if (pending) {
-		twheel_resume(wheel);
-		if (!twheel_single(wheel))
-			cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
-							 &wheel->cpuhp_node);
-		pr_err("refusing to destroy wheel %pd with %lu timers pending\n",
-		       wheel->debugfs, pending);
-		return -EBUSY;
-	}
-	debugfs_remove_recursive(wheel->debugfs);
-	twheel_free(wheel);
-	return 0;
+	return __twheel_destroy(wheel, false);
 }
 EXPORT_SYMBOL_GPL(twheel_destroy);
 
@@ -2449,7 +2466,13 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 
 void twheel_facility_exit(void)
 {
-	twheel_destroy(twheel_default_wheel);
+	/*
+	 * A timer left pending by an in-kernel user (a bug: twheel_destroy()
+	 * would refuse) must not keep the module's hrtimers armed, its
+	 * hotplug instance registered or its debugfs files up once the
+	 * module is gone: stop and free the wheel whatever it holds.
+	 */
+	__twheel_destroy(twheel_default_wheel, true);
 	twheel_default_wheel = NULL;
 	debugfs_remove_recursive(twheel_debugfs_root);
 	cpuhp_remove_multi_state(twheel_cpuhp_state);

@@ -3,7 +3,8 @@
  * twheel: the timer facility around the hashed wheel
  *
  * A wheel instance (struct twheel) is one base (struct twheel_base) per
- * possible CPU, or a single one with TWHEEL_CREATE_SINGLE_BASE.  A base is
+ * CPU that has been online since its creation, or a single one with
+ * TWHEEL_CREATE_SINGLE_BASE.  A base is
  * an engine (engine.h: the hierarchical wheel of hier.c by default, the pure
  * Scheme 6 wheel of wheel.c or the Timer Lawn of lawn.c, chosen per
  * instance, the same for all its bases) guarded by the base's own spinlock
@@ -81,11 +82,17 @@
  *
  * CPU hotplug
  * -----------
- * Bases exist for every possible CPU from creation to destruction.  When a
- * CPU has gone offline, a dynamic prepare-stage hotplug state (its teardown
- * runs on a live CPU, as timers_dead_cpu() does) moves every timer pending
- * on its base of every per-CPU instance to the base of the CPU running the
- * callback, keeping its tick: none is lost, none fires early.
+ * A per-CPU instance has a base for every CPU that has been online since
+ * it was created: for those online at creation, and, from a dynamic
+ * prepare-stage hotplug state's startup, for each CPU before it first
+ * comes online (a failed allocation fails the CPU's bring-up, not a later
+ * arm).  A base is kept, empty, when its CPU goes offline, until the
+ * instance is destroyed: an idle timer's state word may still name it,
+ * and the CPU's next bring-up then needs no memory.  When a CPU has gone
+ * offline, that state's teardown (it runs on a live CPU, as
+ * timers_dead_cpu() does) moves every timer pending on its base of every
+ * per-CPU instance to the base of the CPU running the callback, keeping
+ * its tick: none is lost, none fires early.
  *
  * Timer states, the base protocol and synchronization rules: the DOC block
  * below, which Documentation/design.rst includes.
@@ -322,10 +329,14 @@ struct twheel_base {
  * @nr_bases:   entries of @bases: nr_cpu_ids, or 1 for a single base
  * @cpuhp_node: link in the hotplug state's instances (per-CPU bases only)
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
- * @bases:      the bases by index (CPU number); NULL for a CPU that is not
- *              possible
+ * @bases:      the bases by index (CPU number); NULL for a CPU that has not
+ *              been online since creation.  Set once, by twheel_create() or
+ *              the hotplug state's startup, and kept until the instance is
+ *              destroyed: read with twheel_base_at() where one may be set
+ *              meanwhile
  *
- * Nothing here changes after twheel_create(), so it is read without a lock.
+ * Nothing else here changes after twheel_create(), so it is read without
+ * a lock.
  */
 struct twheel {
 	ktime_t start;
@@ -352,11 +363,23 @@ static bool twheel_single(const struct twheel *w)
 	return w->flags & TWHEEL_CREATE_SINGLE_BASE;
 }
 
-/* The base that timers armed on @cpu go to. */
+/*
+ * Base @i of @w, or NULL, where the hotplug state's startup may set it
+ * meanwhile (twheel_base_alloc()).  A base that a timer's state word
+ * names, or the base of the CPU we run on, was set before and is read
+ * plainly.
+ */
+static struct twheel_base *twheel_base_at(const struct twheel *w,
+					  unsigned int i)
+{
+	return READ_ONCE(w->bases[i]);
+}
+
+/* The base that timers armed on @cpu go to, or NULL if it has none. */
 static struct twheel_base *twheel_cpu_base(const struct twheel *w,
 					   unsigned int cpu)
 {
-	return twheel_single(w) ? w->bases[0] : w->bases[cpu];
+	return twheel_base_at(w, twheel_single(w) ? 0 : cpu);
 }
 
 static unsigned int twheel_ts_base(u32 state)
@@ -868,7 +891,7 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	/* One line per base: its CPU (or "all") and its own counters. */
 	seq_puts(m, "base\tpending\tarmed\tfired\tcancelled\tlate\tmigrated\twakeups\ttick_armed\tcontended\n");
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
@@ -935,14 +958,31 @@ static int twheel_base_alloc(struct twheel *w, unsigned int index,
 	base->cpu = cpu;
 	base->index = index;
 	base->programmed = TW_NO_TICK;
-	tw_engine_init(&base->engine, w->kind, base->mem, w->bits, 0);
+	/* a base made for a CPU that comes online later starts at its time */
+	tw_engine_init(&base->engine, w->kind, base->mem, w->bits,
+		       twheel_time_to_tick(w, ktime_get()));
 	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
 	twheel_hrtimer_setup(&base->kick, twheel_kick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_SOFT);
 	INIT_CSD(&base->kick_csd, twheel_kick_ipi, base);
-	w->bases[index] = base;
+	/* initialised before it is seen: pairs with twheel_base_at() */
+	smp_store_release(&w->bases[index], base);
 	return 0;
+}
+
+/*
+ * Startup of twheel's hotplug state, for every per-CPU instance: @cpu is
+ * about to come online (we run on another, and may sleep).  Its base is
+ * made the first time; a CPU that was online before kept its own.
+ */
+static int twheel_cpu_prepare(unsigned int cpu, struct hlist_node *node)
+{
+	struct twheel *w = hlist_entry(node, struct twheel, cpuhp_node);
+
+	if (w->bases[cpu])
+		return 0;
+	return twheel_base_alloc(w, cpu, cpu);
 }
 
 static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
@@ -977,15 +1017,29 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	if (twheel_single(w)) {
 		ret = twheel_base_alloc(w, 0, cpumask_first(cpu_possible_mask));
 	} else {
-		for_each_possible_cpu(cpu) {
-			ret = twheel_base_alloc(w, cpu, cpu);
-			if (ret)
-				break;
-		}
-	}
-	if (!ret && !twheel_single(w))
+		/*
+		 * From here the hotplug state's startup makes the base of each
+		 * CPU that comes online; then, with none coming or going, we
+		 * make those of the CPUs online already.  (Modules cannot add
+		 * an instance with the hotplug lock held.)
+		 */
 		ret = cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
 						       &w->cpuhp_node);
+		if (!ret) {
+			cpus_read_lock();
+			for_each_online_cpu(cpu) {
+				if (w->bases[cpu])
+					continue;
+				ret = twheel_base_alloc(w, cpu, cpu);
+				if (ret)
+					break;
+			}
+			cpus_read_unlock();
+			if (ret)
+				cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
+								    &w->cpuhp_node);
+		}
+	}
 	if (ret) {
 		twheel_free(w);
 		return ERR_PTR(ret);
@@ -1000,11 +1054,11 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
  * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
  * @budget:  most callbacks run per tick and base, at least 1
  *
- * The instance has one base per possible CPU (twheel_create_flags() with
- * TWHEEL_CREATE_SINGLE_BASE gives it one).  Each base's level 0 spans
- * (1 << @bits) ticks; timers further out wait on coarser levels and move
- * down as they come near (the hierarchical engine; twheel_create_engine()
- * picks another).
+ * The instance has one base per CPU that is or comes online
+ * (twheel_create_flags() with TWHEEL_CREATE_SINGLE_BASE gives it one).
+ * Each base's level 0 spans (1 << @bits) ticks; timers further out wait
+ * on coarser levels and move down as they come near (the hierarchical
+ * engine; twheel_create_engine() picks another).
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -1029,7 +1083,7 @@ EXPORT_SYMBOL_GPL(twheel_create);
  *
  * The engines keep the same guarantees (never early, exactly once, the
  * budget) and differ in cost: see Documentation/design.rst.  The instance
- * has one base per possible CPU, each with its own engine.
+ * has one base per CPU that is or comes online, each with its own engine.
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -1095,7 +1149,7 @@ static unsigned long twheel_quiesce(struct twheel *w)
 
 	/* What starts @tick or sends a kick checks @stopped under the lock. */
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
@@ -1112,7 +1166,7 @@ static unsigned long twheel_quiesce(struct twheel *w)
 	 */
 	kick_all_cpus_sync();
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
@@ -1131,7 +1185,7 @@ static void twheel_resume(struct twheel *w)
 	unsigned int i;
 
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
@@ -1209,7 +1263,7 @@ EXPORT_SYMBOL_GPL(twheel_destroy);
  * twheel_default() - the module's default wheel instance
  *
  * Context: any context.
- * Return: the default instance, with one base per possible CPU.  Its tick
+ * Return: the default instance, with one base per online CPU.  Its tick
  * length, size and budget are the module parameters tick_ns, wheel_bits and
  * budget; it lives as long as the module.
  */
@@ -2249,9 +2303,12 @@ ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound)
 	ktime_t ret = KTIME_MAX;
 	unsigned int i;
 
-	for (i = 0; i < wheel->nr_bases; i++)
-		if (wheel->bases[i])
-			ret = min(ret, twheel_base_next(wheel->bases[i], tick));
+	for (i = 0; i < wheel->nr_bases; i++) {
+		struct twheel_base *base = twheel_base_at(wheel, i);
+
+		if (base)
+			ret = min(ret, twheel_base_next(base, tick));
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(twheel_next_expiry);
@@ -2274,9 +2331,11 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 
 	memset(stats, 0, sizeof(*stats));
 	for (i = 0; i < wheel->nr_bases; i++) {
-		if (!wheel->bases[i])
+		struct twheel_base *base = twheel_base_at(wheel, i);
+
+		if (!base)
 			continue;
-		twheel_base_stats(wheel->bases[i], &st);
+		twheel_base_stats(base, &st);
 		stats->armed += st.armed;
 		stats->fired += st.fired;
 		stats->cancelled += st.cancelled;
@@ -2300,7 +2359,9 @@ EXPORT_SYMBOL_GPL(twheel_get_stats);
  * @wheel: the instance
  * @cpu:   a possible CPU
  * @stats: filled with a consistent snapshot of the base that timers armed
- *         on @cpu go to (of a single-base instance: its only base)
+ *         on @cpu go to (of a single-base instance: its only base); all
+ *         zero, @bases too, for a CPU that has not been online since the
+ *         instance was created, which has no base
  *
  * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 0, or -EINVAL if @cpu is not a possible CPU.
@@ -2308,9 +2369,18 @@ EXPORT_SYMBOL_GPL(twheel_get_stats);
 int twheel_get_cpu_stats(struct twheel *wheel, unsigned int cpu,
 			 struct twheel_stats *stats)
 {
+	struct twheel_base *base;
+
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	twheel_base_stats(twheel_cpu_base(wheel, cpu), stats);
+	base = twheel_cpu_base(wheel, cpu);
+	if (base) {
+		twheel_base_stats(base, stats);
+	} else {
+		memset(stats, 0, sizeof(*stats));
+		stats->tick_ns = wheel->tick_ns;
+		stats->engine = wheel->kind;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_GPL(twheel_get_cpu_stats);
@@ -2330,9 +2400,12 @@ bool twheel_tick_armed(struct twheel *wheel)
 {
 	unsigned int i;
 
-	for (i = 0; i < wheel->nr_bases; i++)
-		if (wheel->bases[i] && hrtimer_active(&wheel->bases[i]->tick))
+	for (i = 0; i < wheel->nr_bases; i++) {
+		struct twheel_base *base = twheel_base_at(wheel, i);
+
+		if (base && hrtimer_active(&base->tick))
 			return true;
+	}
 	return false;
 }
 EXPORT_SYMBOL_GPL(twheel_tick_armed);
@@ -2405,6 +2478,13 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 	unsigned long moved, flags;
 
 	/*
+	 * No base: twheel_create_named() has not made it yet, or a failed
+	 * bring-up undoes the startup of a CPU that was never up.
+	 */
+	if (!from)
+		return 0;
+
+	/*
 	 * Its hrtimer may still be queued, on the dead CPU or, programmed
 	 * from elsewhere, on a live one: stop it and wait for a handler that
 	 * runs callbacks, so that nothing walks @from->expired meanwhile.
@@ -2415,7 +2495,15 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 		hrtimer_cancel(&from->tick);
 		spin_lock_irqsave(&from->lock, flags);
 		/* Any live base would do; interrupts are off. */
-		to = w->bases[raw_smp_processor_id()];
+		to = twheel_base_at(w, raw_smp_processor_id());
+		/*
+		 * None only while twheel_create_named() makes the bases of
+		 * the online CPUs: nothing is armed on the instance yet.
+		 */
+		if (!to) {
+			spin_unlock_irqrestore(&from->lock, flags);
+			return 0;
+		}
 		if (from->in_tick) {
 			spin_unlock_irqrestore(&from->lock, flags);
 			continue;
@@ -2447,8 +2535,8 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 	struct twheel *w;
 	int ret;
 
-	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "twheel:dead",
-				      NULL, twheel_cpu_dead);
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "twheel:prepare",
+				      twheel_cpu_prepare, twheel_cpu_dead);
 	if (ret < 0)
 		return ret;
 	twheel_cpuhp_state = ret;

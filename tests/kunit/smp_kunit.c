@@ -59,7 +59,8 @@ static void twheel_create_flags_unknown_flags_einval(struct kunit *test)
 	w = twheel_create(TWK_MS, 4, 64);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
 	twheel_get_stats(w, &st);
-	KUNIT_EXPECT_EQ(test, st.bases, (u64)num_possible_cpus());
+	/* a base per CPU online since the wheel was created */
+	KUNIT_EXPECT_EQ(test, st.bases, (u64)num_online_cpus());
 	KUNIT_EXPECT_EQ(test, twheel_get_cpu_stats(w, nr_cpu_ids, &st), -EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
 }
@@ -1172,6 +1173,65 @@ static void twheel_tick_remote_base_fires_under_fifo_hog(struct kunit *test)
 		kunit_skip(test, "add_timer_on()'s timer never fired while the thread spun");
 }
 
+#ifdef CONFIG_HOTPLUG_CPU
+static void twk_add_cpu_free(struct kunit_resource *res)
+{
+	unsigned int cpu = (unsigned long)res->data - 1;
+
+	if (!cpu_online(cpu))
+		add_cpu(cpu);
+}
+
+/*
+ * Engine memory is allocated for the CPUs that come online, not for every
+ * possible one: an instance created while B is offline has a base for each
+ * online CPU only (twheel_stats.bases counts them); when B comes online it
+ * gets one, and takes timers.
+ */
+static void twheel_create_bases_for_online_cpus_only(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int a, b, online;
+	struct twheel_stats st;
+	struct twk_probe *p;
+	struct twheel *w;
+	int ret;
+
+	twk_two_cpus(test, &a, &b);
+	if (!cpu_is_hotpluggable(b))
+		kunit_skip(test, "cpu%u cannot go offline", b);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_add_cpu_free, GFP_KERNEL,
+							 (void *)(unsigned long)(b + 1)));
+	ret = remove_cpu(b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);
+	online = num_online_cpus();
+	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
+	st = twk_stats(w);
+	kunit_info(test, "cpu%u offline: %llu bases for %u online and %u possible CPUs\n",
+		   b, st.bases, online, num_possible_cpus());
+	KUNIT_EXPECT_EQ(test, st.bases, (u64)online);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).bases, 0ULL);
+	ret = add_cpu(b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "add_cpu(%u)", b);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).bases, (u64)online + 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).bases, 1ULL);
+
+	p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	p->want = ktime_get() + 3 * TWK_MS;
+	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 0, p->want), 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).armed, 1ULL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
+	KUNIT_EXPECT_GE(test, p->fired_at, p->want);
+}
+#else
+static void twheel_create_bases_for_online_cpus_only(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_HOTPLUG_CPU");
+}
+#endif
+
 static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_create_flags_unknown_flags_einval),
 	KUNIT_CASE(twheel_timer_start_arms_on_calling_cpu),
@@ -1187,6 +1247,7 @@ static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_cpu_offline_moves_pending_timers),
 	KUNIT_CASE(twheel_batch_begin_locks_base_of_its_cpu),
 	KUNIT_CASE(twheel_tick_remote_base_fires_under_fifo_hog),
+	KUNIT_CASE(twheel_create_bases_for_online_cpus_only),
 	{}
 };
 

@@ -763,7 +763,13 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		spin_lock_irq(&base->lock);
 		if (base->restart)
 			twheel_restart_rearm(base);
-		WRITE_ONCE(base->running, NULL);
+		/*
+		 * The last time the handler names @timer: whoever sees it
+		 * changed may set the timer up again or reuse its memory
+		 * (twheel_timer_wait_idle(), the device's one-shot entries).
+		 * Do not touch @timer below.
+		 */
+		smp_store_release(&base->running, NULL);
 		twheel_sync_wake(base);
 	}
 }
@@ -2166,6 +2172,23 @@ int twheel_timer_shutdown_sync(struct twheel_timer *timer)
 	return twheel_cancel_wait(timer, true);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_shutdown_sync);
+
+/*
+ * For the device, before it sets up a stopped timer again
+ * (__twheel_timer_setup()'s rule): wait until the callback of @timer, if
+ * it still runs, has returned.  Nobody may arm @timer meanwhile.  Cheap
+ * when it does not run, the common case: one lockless look at the base
+ * it ran on, where it stays while the callback runs.
+ */
+void twheel_timer_wait_idle(struct twheel_timer *timer)
+{
+	u32 st = READ_ONCE(timer->state);
+	struct twheel_base *base = timer->wheel->bases[twheel_ts_base(st)];
+
+	/* acquire: pairs with the handler's release once it is done with it */
+	if (smp_load_acquire(&base->running) == timer)
+		twheel_cancel_wait(timer, false);
+}
 
 /**
  * twheel_timer_pending() - is the timer armed?

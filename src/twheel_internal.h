@@ -27,6 +27,7 @@ struct twheel_timer;
 
 unsigned int twheel_timer_state(struct twheel_timer *timer,
 				ktime_t *expires);
+void twheel_timer_wait_idle(struct twheel_timer *timer);
 
 /* Runs of operations under one base lock: see facility.c. */
 struct twheel;

@@ -36,6 +36,7 @@ static const char *const twheel_delay_names[TWHEEL_NR_DELAYS] = {
 	[TWHEEL_DELAY_MIGRATE] = "migrate_us",
 	[TWHEEL_DELAY_TICK] = "tick_us",
 	[TWHEEL_DELAY_BATCH_RUN] = "batch_run_us",
+	[TWHEEL_DELAY_BATCH_BEGIN] = "batch_begin_us",
 };
 
 void twheel_delay(enum twheel_delay_point point)

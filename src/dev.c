@@ -100,7 +100,9 @@
  * read() has delivered it, possibly while its callback is still
  * returning; the callback therefore touches neither the timer nor the
  * context after dropping @lock (it wakes readers before), and read() can
- * only take the event after that point.
+ * only take the event after that point.  The freed entry is not set up
+ * for a new timer before the tick handler is done with the old one
+ * (twheel_ut_alloc()), as __twheel_timer_setup() requires.
  *
  * What QUERY and CANCEL report about a timer whose callback runs: a
  * periodic timer is armed until it is cancelled, so QUERY shows it
@@ -246,6 +248,7 @@ struct twheel_ctx {
 #define TWHEEL_UT_LIVE		BIT(0)	/* a timer: its handle is valid */
 #define TWHEEL_UT_PERIODIC	BIT(1)	/* has a period (side entry) */
 #define TWHEEL_UT_DELIVERING	BIT(2)	/* one-shot event taken by read() */
+#define TWHEEL_UT_DELIVERED	BIT(3)	/* free; its callback may be returning */
 
 /**
  * struct twheel_utimer - a timer created through /dev/twheel
@@ -547,6 +550,14 @@ static int twheel_ut_alloc(struct twheel_ctx *ctx, struct twheel_utimer **utp)
 			return ret;
 	}
 	ut = twheel_ut_at(ctx, ctx->free);
+	/*
+	 * read() frees a one-shot timer once it delivered its event, which
+	 * the callback queued before its last instructions: the tick handler
+	 * may still be running it.  A timer is not set up again before its
+	 * callback has returned, so the entry is taken only then.
+	 */
+	if (ut->flags & TWHEEL_UT_DELIVERED)
+		twheel_timer_wait_idle(&ut->timer);
 	ctx->free = ut->next;
 	ut->flags = TWHEEL_UT_LIVE;
 	twheel_timer_setup(&ut->timer, ctx->wheel, twheel_utimer_fire, 0);
@@ -1549,6 +1560,8 @@ static void twheel_deliver_events(struct twheel_ctx *ctx,
 				 ut->gen != upper_32_bits(evs[i].handle)))
 			continue;
 		twheel_ut_free_at(ctx, ut, lower_32_bits(evs[i].handle));
+		/* see twheel_ut_alloc() */
+		ut->flags = TWHEEL_UT_DELIVERED;
 		freed++;
 	}
 	twheel_uncharge(ctx, freed);

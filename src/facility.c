@@ -3,7 +3,8 @@
  * twheel: the timer facility around the hashed wheel
  *
  * A wheel instance (struct twheel) is one base (struct twheel_base) per
- * possible CPU, or a single one with TWHEEL_CREATE_SINGLE_BASE.  A base is
+ * CPU that has been online since its creation, or a single one with
+ * TWHEEL_CREATE_SINGLE_BASE.  A base is
  * an engine (engine.h: the hierarchical wheel of hier.c by default, the pure
  * Scheme 6 wheel of wheel.c or the Timer Lawn of lawn.c, chosen per
  * instance, the same for all its bases) guarded by the base's own spinlock
@@ -54,12 +55,13 @@
  * sleep plus its delay exceeds a revolution, and cascade on its way down.
  * So arming first moves the engine's clock on to the present, at most
  * once per jiffy, as timer.c's forward_timer_base() does
- * (twheel_forward()).  A base's hrtimer is started pinned, on
- * the base's own CPU: another CPU that needs it earlier kicks that CPU with
- * a work item (twheel_program()), so a base's callbacks run on its CPU
- * while that CPU is online.  The handler itself re-arms it by returning
- * HRTIMER_RESTART, or restarts it if it was started again before the
- * handler took the base lock (twheel_tick_rearm()).
+ * (twheel_forward()).  A base's hrtimer is started pinned, on the base's
+ * own CPU: another CPU that needs it earlier kicks that CPU with an IPI
+ * (twheel_program()), so a base's callbacks run on its CPU while that CPU
+ * is online, and never wait for a task to be scheduled there.  The
+ * handler itself re-arms it by returning HRTIMER_RESTART, or restarts it
+ * if it was started again before the handler took the base lock
+ * (twheel_tick_rearm()).
  *
  * Callbacks
  * ---------
@@ -84,11 +86,17 @@
  *
  * CPU hotplug
  * -----------
- * Bases exist for every possible CPU from creation to destruction.  When a
- * CPU has gone offline, a dynamic prepare-stage hotplug state (its teardown
- * runs on a live CPU, as timers_dead_cpu() does) moves every timer pending
- * on its base of every per-CPU instance to the base of the CPU running the
- * callback, keeping its tick: none is lost, none fires early.
+ * A per-CPU instance has a base for every CPU that has been online since
+ * it was created: for those online at creation, and, from a dynamic
+ * prepare-stage hotplug state's startup, for each CPU before it first
+ * comes online (a failed allocation fails the CPU's bring-up, not a later
+ * arm).  A base is kept, empty, when its CPU goes offline, until the
+ * instance is destroyed: an idle timer's state word may still name it,
+ * and the CPU's next bring-up then needs no memory.  When a CPU has gone
+ * offline, that state's teardown (it runs on a live CPU, as
+ * timers_dead_cpu() does) moves every timer pending on its base of every
+ * per-CPU instance to the base of the CPU running the callback, keeping
+ * its tick: none is lost, none fires early.
  *
  * Timer states, the base protocol and synchronization rules: the DOC block
  * below, which Documentation/design.rst includes.
@@ -214,13 +222,14 @@
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/overflow.h>
+#include <linux/preempt.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
+#include <linux/smp.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/topology.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 #include <linux/twheel.h>
 #include <kunit/visibility.h>
 
@@ -244,6 +253,7 @@
 #define TWHEEL_TS_SHUTDOWN	BIT(1)	/* re-arming refused */
 #define TWHEEL_TS_TRANSIT	BIT(2)	/* pending, not linked yet: see below */
 #define TWHEEL_TS_PLACED	BIT(3)	/* armed since set up (PINNED) */
+#define TWHEEL_TS_MOVING	BIT(4)	/* pending, relinked: see below */
 #define TWHEEL_TS_BITS		(BIT(TWHEEL_TS_BASE_SHIFT) - 1)
 
 /**
@@ -269,10 +279,13 @@
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
  * @tick:       the hrtimer driving the base (soft mode)
- * @kick:       starts @tick on the base's own CPU for another CPU
- * @programmed: tick whose end @tick is set for (or, with @kick queued,
+ * @kick:       soft hrtimer on the base's CPU that starts @tick there for
+ *              another CPU (twheel_kick_remote())
+ * @kick_csd:   the IPI that starts @kick
+ * @programmed: tick whose end @tick is set for (or, with a kick under way,
  *              is to be set for), TW_NO_TICK when not armed
  * @in_tick:    the tick handler runs; it programs @tick on its way out
+ * @stopped:    twheel_quiesce() stopped the base: nothing starts @tick
  * @fwd_jiffies: jiffies when twheel_forward() last looked at the clock
  * @stats:      event counters; the size fields are filled in by get_stats
  * @mem:        the engine's slots, bitmaps or FIFOs (one allocation)
@@ -298,9 +311,11 @@ struct twheel_base {
 #endif
 	ktime_t tick_now;
 	struct hrtimer tick;
-	struct work_struct kick;
+	struct hrtimer kick;
+	call_single_data_t kick_csd;
 	u64 programmed;
 	bool in_tick;
+	bool stopped;
 	unsigned long fwd_jiffies;
 	struct twheel_stats stats;
 	void *mem;
@@ -318,10 +333,14 @@ struct twheel_base {
  * @nr_bases:   entries of @bases: nr_cpu_ids, or 1 for a single base
  * @cpuhp_node: link in the hotplug state's instances (per-CPU bases only)
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
- * @bases:      the bases by index (CPU number); NULL for a CPU that is not
- *              possible
+ * @bases:      the bases by index (CPU number); NULL for a CPU that has not
+ *              been online since creation.  Set once, by twheel_create() or
+ *              the hotplug state's startup, and kept until the instance is
+ *              destroyed: read with twheel_base_at() where one may be set
+ *              meanwhile
  *
- * Nothing here changes after twheel_create(), so it is read without a lock.
+ * Nothing else here changes after twheel_create(), so it is read without
+ * a lock.
  */
 struct twheel {
 	ktime_t start;
@@ -348,11 +367,23 @@ static bool twheel_single(const struct twheel *w)
 	return w->flags & TWHEEL_CREATE_SINGLE_BASE;
 }
 
-/* The base that timers armed on @cpu go to. */
+/*
+ * Base @i of @w, or NULL, where the hotplug state's startup may set it
+ * meanwhile (twheel_base_alloc()).  A base that a timer's state word
+ * names, or the base of the CPU we run on, was set before and is read
+ * plainly.
+ */
+static struct twheel_base *twheel_base_at(const struct twheel *w,
+					  unsigned int i)
+{
+	return READ_ONCE(w->bases[i]);
+}
+
+/* The base that timers armed on @cpu go to, or NULL if it has none. */
 static struct twheel_base *twheel_cpu_base(const struct twheel *w,
 					   unsigned int cpu)
 {
-	return twheel_single(w) ? w->bases[0] : w->bases[cpu];
+	return twheel_base_at(w, twheel_single(w) ? 0 : cpu);
 }
 
 static unsigned int twheel_ts_base(u32 state)
@@ -369,6 +400,29 @@ static void twheel_ts_set(struct twheel_timer *timer, u32 bits)
 static void twheel_ts_clear(struct twheel_timer *timer, u32 bits)
 {
 	WRITE_ONCE(timer->state, timer->state & ~bits);
+}
+
+/*
+ * A pending timer that is unlinked to be linked again, elsewhere on its
+ * base or on another one, is pending throughout: timer.c's __mod_timer()
+ * detaches it with detach_if_pending(..., false), which leaves its pprev
+ * set, so timer_pending() never reads false in between.  The engines'
+ * removals clear the node's pprev, so TWHEEL_TS_MOVING says it instead,
+ * from before the unlink until after the timer is linked again, for
+ * twheel_timer_pending(); under the base lock nobody else sees it.
+ */
+static void twheel_moving_begin(struct twheel_timer *timer)
+{
+	twheel_ts_set(timer, TWHEEL_TS_MOVING);
+	/* the bit before the unlink: pairs with twheel_timer_pending() */
+	smp_wmb();
+}
+
+static void twheel_moving_end(struct twheel_timer *timer, u32 bits)
+{
+	/* the link before the bit: pairs with twheel_timer_pending() */
+	smp_store_release(&timer->state,
+			  timer->state & ~(TWHEEL_TS_MOVING | bits));
 }
 
 /*
@@ -447,35 +501,59 @@ static bool twheel_base_empty(const struct twheel_base *base)
  * An hrtimer fires on the CPU that started it.  A base's callbacks should
  * run on the base's CPU (a pinned timer's callback on its CPU, and each
  * CPU's share of the work on it), so another CPU that needs the hrtimer
- * earlier (a modify of a pinned timer, of a running one, a move to this
- * base) does not start it itself but records the tick in @programmed and
- * kicks the base's CPU, which starts it there: a work item on that CPU
- * (irq_work_queue_on() is not exported to modules in 6.1, and the
- * kick takes the base's lock, which is a sleeping lock on PREEMPT_RT).  A
- * single base, or the base of an offline CPU, is started wherever.
- * twheel_kick_remote() queues the kick and returns true when the base's
- * CPU is another, online one; false means: start it here.
+ * earlier (a modify of a pinned timer, of a running one, the handler run
+ * on another CPU while the base's was offline) does not start it itself
+ * but records the tick in @programmed and kicks the base's CPU, which
+ * starts it there.  The kick must not wait for a task on that CPU: a work
+ * item, as it once was, waited behind any SCHED_FIFO task there (for good
+ * with RT throttling off), where add_timer_on() and hrtimers fire from
+ * interrupts.  So it is an IPI (smp_call_function_single_async(), as
+ * timer.c's and hrtimer.c's remote wake-ups are IPIs; irq_work_queue_on()
+ * is not exported to modules in 6.1).  The IPI cannot take the base's
+ * lock, a sleeping lock on PREEMPT_RT, and the hrtimer must not be started
+ * without it (twheel_tick_rearm()), so it starts @kick, an hrtimer of its
+ * own that only the base's CPU starts, due at once; @kick's handler runs
+ * in the same softirq as the base's own and starts @tick under the lock.
+ * A single base, or the base of an offline CPU, is started wherever.
+ * twheel_kick_remote() sends the kick and returns true when the base's CPU
+ * is another, online one; false means: start it here.
  */
 static bool twheel_kick_remote(struct twheel_base *base)
 {
 	if (twheel_single(base->wheel) ||
 	    base->cpu == raw_smp_processor_id() || !cpu_online(base->cpu))
 		return false;
-	queue_work_on(base->cpu, system_highpri_wq, &base->kick);
-	return true;
+	/*
+	 * -EBUSY: an IPI is queued and has not begun; its @kick takes the
+	 * lock after we drop it and sees our @programmed.  -ENXIO: the CPU
+	 * went offline after all (possible on PREEMPT_RT, where the lock
+	 * leaves interrupts on): start it here.
+	 */
+	return smp_call_function_single_async(base->cpu,
+					      &base->kick_csd) != -ENXIO;
 }
 
-static void twheel_kick(struct work_struct *work)
+/* The IPI of twheel_kick_remote(), on the base's CPU. */
+static void twheel_kick_ipi(void *info)
 {
-	struct twheel_base *base = container_of(work, struct twheel_base, kick);
+	struct twheel_base *base = info;
+
+	hrtimer_start(&base->kick, 0, HRTIMER_MODE_REL_PINNED_SOFT);
+}
+
+static enum hrtimer_restart twheel_kick(struct hrtimer *hrt)
+{
+	struct twheel_base *base = container_of(hrt, struct twheel_base, kick);
 
 	spin_lock_irq(&base->lock);
 	/* The handler programs on its way out; TW_NO_TICK: nothing left. */
-	if (!base->in_tick && base->programmed != TW_NO_TICK)
+	if (!base->in_tick && !base->stopped &&
+	    base->programmed != TW_NO_TICK)
 		hrtimer_start(&base->tick,
 			      twheel_tick_end(base->wheel, base->programmed),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
 	spin_unlock_irq(&base->lock);
+	return HRTIMER_NORESTART;
 }
 
 /*
@@ -491,7 +569,7 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 	 * The handler cannot cancel its own hrtimer, and programs it from the
 	 * engine when it is done anyway: don't start it meanwhile.
 	 */
-	if (base->in_tick)
+	if (base->in_tick || base->stopped)
 		return;
 	if (tick == TW_NO_TICK) {
 		if (base->programmed != TW_NO_TICK) {
@@ -544,7 +622,7 @@ static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 	lockdep_assert_held(&base->lock);
 
 	/* @programmed is TW_NO_TICK since the handler began. */
-	if (tick == TW_NO_TICK)
+	if (tick == TW_NO_TICK || base->stopped)
 		return HRTIMER_NORESTART;
 	base->programmed = tick;
 	if (twheel_kick_remote(base))
@@ -689,7 +767,13 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		spin_lock_irq(&base->lock);
 		if (base->restart)
 			twheel_restart_rearm(base);
-		WRITE_ONCE(base->running, NULL);
+		/*
+		 * The last time the handler names @timer: whoever sees it
+		 * changed may set the timer up again or reuse its memory
+		 * (twheel_timer_wait_idle(), the device's one-shot entries).
+		 * Do not touch @timer below.
+		 */
+		smp_store_release(&base->running, NULL);
 		twheel_sync_wake(base);
 	}
 }
@@ -785,7 +869,9 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	}
 
 	base->in_tick = false;
-	if (tw_engine_clk(&base->engine) < upto) {
+	if (base->stopped) {
+		ret = HRTIMER_NORESTART;
+	} else if (tw_engine_clk(&base->engine) < upto) {
 		/*
 		 * Budget used up, in timers handed out or moved: do the rest
 		 * in a fresh softirq pass (this pass's expiry check uses the
@@ -848,7 +934,7 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 	/* One line per base: its CPU (or "all") and its own counters. */
 	seq_puts(m, "base\tpending\tarmed\tfired\tcancelled\tlate\tmigrated\twakeups\ttick_armed\tcontended\n");
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
@@ -915,13 +1001,32 @@ static int twheel_base_alloc(struct twheel *w, unsigned int index,
 	base->cpu = cpu;
 	base->index = index;
 	base->programmed = TW_NO_TICK;
-	tw_engine_init(&base->engine, w->kind, base->mem, w->bits, 0);
+	/* a base made for a CPU that comes online later starts at its time */
+	tw_engine_init(&base->engine, w->kind, base->mem, w->bits,
+		       twheel_time_to_tick(w, ktime_get()));
 	tw_engine_set_chunk(&base->engine, TWHEEL_HOLD_MOVES);
 	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_ABS_SOFT);
-	INIT_WORK(&base->kick, twheel_kick);
-	w->bases[index] = base;
+	twheel_hrtimer_setup(&base->kick, twheel_kick, CLOCK_MONOTONIC,
+			     HRTIMER_MODE_REL_SOFT);
+	INIT_CSD(&base->kick_csd, twheel_kick_ipi, base);
+	/* initialised before it is seen: pairs with twheel_base_at() */
+	smp_store_release(&w->bases[index], base);
 	return 0;
+}
+
+/*
+ * Startup of twheel's hotplug state, for every per-CPU instance: @cpu is
+ * about to come online (we run on another, and may sleep).  Its base is
+ * made the first time; a CPU that was online before kept its own.
+ */
+static int twheel_cpu_prepare(unsigned int cpu, struct hlist_node *node)
+{
+	struct twheel *w = hlist_entry(node, struct twheel, cpuhp_node);
+
+	if (w->bases[cpu])
+		return 0;
+	return twheel_base_alloc(w, cpu, cpu);
 }
 
 static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
@@ -956,15 +1061,29 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 	if (twheel_single(w)) {
 		ret = twheel_base_alloc(w, 0, cpumask_first(cpu_possible_mask));
 	} else {
-		for_each_possible_cpu(cpu) {
-			ret = twheel_base_alloc(w, cpu, cpu);
-			if (ret)
-				break;
-		}
-	}
-	if (!ret && !twheel_single(w))
+		/*
+		 * From here the hotplug state's startup makes the base of each
+		 * CPU that comes online; then, with none coming or going, we
+		 * make those of the CPUs online already.  (Modules cannot add
+		 * an instance with the hotplug lock held.)
+		 */
 		ret = cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
 						       &w->cpuhp_node);
+		if (!ret) {
+			cpus_read_lock();
+			for_each_online_cpu(cpu) {
+				if (w->bases[cpu])
+					continue;
+				ret = twheel_base_alloc(w, cpu, cpu);
+				if (ret)
+					break;
+			}
+			cpus_read_unlock();
+			if (ret)
+				cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
+								    &w->cpuhp_node);
+		}
+	}
 	if (ret) {
 		twheel_free(w);
 		return ERR_PTR(ret);
@@ -979,11 +1098,11 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
  * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
  * @budget:  most callbacks run per tick and base, at least 1
  *
- * The instance has one base per possible CPU (twheel_create_flags() with
- * TWHEEL_CREATE_SINGLE_BASE gives it one).  Each base's level 0 spans
- * (1 << @bits) ticks; timers further out wait on coarser levels and move
- * down as they come near (the hierarchical engine; twheel_create_engine()
- * picks another).
+ * The instance has one base per CPU that is or comes online
+ * (twheel_create_flags() with TWHEEL_CREATE_SINGLE_BASE gives it one).
+ * Each base's level 0 spans (1 << @bits) ticks; timers further out wait
+ * on coarser levels and move down as they come near (the hierarchical
+ * engine; twheel_create_engine() picks another).
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -1008,7 +1127,7 @@ EXPORT_SYMBOL_GPL(twheel_create);
  *
  * The engines keep the same guarantees (never early, exactly once, the
  * budget) and differ in cost: see Documentation/design.rst.  The instance
- * has one base per possible CPU, each with its own engine.
+ * has one base per CPU that is or comes online, each with its own engine.
  *
  * Context: process context, may sleep.
  * Return: the new instance, or ERR_PTR(-EINVAL) for parameters out of range
@@ -1063,21 +1182,41 @@ const char *twheel_engine_name(enum twheel_engine engine)
 }
 EXPORT_SYMBOL_GPL(twheel_engine_name);
 
-/* Stop every base's hrtimer; from here no tick handler runs. */
+/*
+ * Stop every base's hrtimers; from here no tick handler runs, and none
+ * starts until twheel_resume().  Returns the timers still pending.
+ */
 static unsigned long twheel_quiesce(struct twheel *w)
 {
 	unsigned long pending = 0;
 	unsigned int i;
 
+	/* What starts @tick or sends a kick checks @stopped under the lock. */
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
-		/* A kick in flight would start the hrtimer again. */
-		cancel_work_sync(&base->kick);
-		hrtimer_cancel(&base->tick);
 		spin_lock_irq(&base->lock);
+		base->stopped = true;
+		spin_unlock_irq(&base->lock);
+		hrtimer_cancel(&base->tick);
+	}
+	/*
+	 * Kicks sent before: an IPI still queued would start @kick, and
+	 * free a base under its own feet.  IPIs are run in the order they
+	 * were queued, so one more to every other CPU, waited for, comes
+	 * after them (one to this CPU ran when it was sent).
+	 */
+	kick_all_cpus_sync();
+	for (i = 0; i < w->nr_bases; i++) {
+		struct twheel_base *base = twheel_base_at(w, i);
+
+		if (!base)
+			continue;
+		hrtimer_cancel(&base->kick);
+		spin_lock_irq(&base->lock);
+		base->programmed = TW_NO_TICK;
 		pending += tw_engine_count(&base->engine) + base->nr_expired;
 		spin_unlock_irq(&base->lock);
 	}
@@ -1090,17 +1229,56 @@ static void twheel_resume(struct twheel *w)
 	unsigned int i;
 
 	for (i = 0; i < w->nr_bases; i++) {
-		struct twheel_base *base = w->bases[i];
+		struct twheel_base *base = twheel_base_at(w, i);
 
 		if (!base)
 			continue;
 		spin_lock_irq(&base->lock);
+		base->stopped = false;
 		base->programmed = TW_NO_TICK;
 		twheel_program(base, tw_engine_next_lower_bound(&base->engine));
 		if (!hlist_empty(&base->expired))
 			twheel_program(base, 0);
 		spin_unlock_irq(&base->lock);
 	}
+}
+
+/*
+ * twheel_destroy(); with @abandon (the module's exit) a wheel that still
+ * has timers pending is stopped and freed all the same.
+ */
+static int __twheel_destroy(struct twheel *wheel, bool abandon)
+{
+	unsigned long pending;
+
+	if (IS_ERR_OR_NULL(wheel))
+		return 0;
+	might_sleep();
+	/* No hotplug teardown moves timers while we look. */
+	if (!twheel_single(wheel))
+		cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
+						    &wheel->cpuhp_node);
+	pending = twheel_quiesce(wheel);
+	if (pending && !abandon) {
+		twheel_resume(wheel);
+		if (!twheel_single(wheel))
+			cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
+							 &wheel->cpuhp_node);
+		pr_err("refusing to destroy wheel %pd with %lu timers pending\n",
+		       wheel->debugfs, pending);
+		return -EBUSY;
+	}
+	/*
+	 * Abandoned timers are not touched: their owners are gone (a module
+	 * that armed one depends on this one, so it was unloaded first) and
+	 * their memory may be too.  Nothing of ours refers to them any more.
+	 */
+	if (pending)
+		pr_err("%lu timers pending on wheel %pd at module exit: abandoned, their callbacks will not run\n",
+		       pending, wheel->debugfs);
+	debugfs_remove_recursive(wheel->debugfs);
+	twheel_free(wheel);
+	return pending ? -EBUSY : 0;
 }
 
 /**
@@ -1121,28 +1299,7 @@ static void twheel_resume(struct twheel *w)
  */
 int twheel_destroy(struct twheel *wheel)
 {
-	unsigned long pending;
-
-	if (IS_ERR_OR_NULL(wheel))
-		return 0;
-	might_sleep();
-	/* No hotplug teardown moves timers while we look. */
-	if (!twheel_single(wheel))
-		cpuhp_state_remove_instance_nocalls(twheel_cpuhp_state,
-						    &wheel->cpuhp_node);
-	pending = twheel_quiesce(wheel);
-	if (pending) {
-		twheel_resume(wheel);
-		if (!twheel_single(wheel))
-			cpuhp_state_add_instance_nocalls(twheel_cpuhp_state,
-							 &wheel->cpuhp_node);
-		pr_err("refusing to destroy wheel %pd with %lu timers pending\n",
-		       wheel->debugfs, pending);
-		return -EBUSY;
-	}
-	debugfs_remove_recursive(wheel->debugfs);
-	twheel_free(wheel);
-	return 0;
+	return __twheel_destroy(wheel, false);
 }
 EXPORT_SYMBOL_GPL(twheel_destroy);
 
@@ -1150,7 +1307,7 @@ EXPORT_SYMBOL_GPL(twheel_destroy);
  * twheel_default() - the module's default wheel instance
  *
  * Context: any context.
- * Return: the default instance, with one base per possible CPU.  Its tick
+ * Return: the default instance, with one base per online CPU.  Its tick
  * length, size and budget are the module parameters tick_ns, wheel_bits and
  * budget; it lives as long as the module.
  */
@@ -1309,8 +1466,8 @@ static void twheel_transit_end(struct twheel_base *base,
 			       struct twheel_timer *timer)
 {
 	twheel_forward(base);
-	twheel_ts_clear(timer, TWHEEL_TS_TRANSIT);
 	twheel_link_at_key(base, timer);
+	twheel_moving_end(timer, TWHEEL_TS_TRANSIT);
 }
 
 /*
@@ -1356,8 +1513,10 @@ static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
 {
 	if (timer->node.key >= lo && timer->node.key <= hi)
 		return;
+	twheel_moving_begin(timer);
 	tw_engine_move(&base->engine, &timer->node,
 		       tw_engine_pick_key(&base->engine, lo, hi));
+	twheel_moving_end(timer, 0);
 	twheel_program(base, timer->node.key);
 }
 
@@ -1450,6 +1609,8 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 	twheel_ts_set(timer, TWHEEL_TS_PLACED);
 	if (to != base) {
 		if (ret) {
+			/* pending until twheel_transit_end() linked it */
+			twheel_moving_begin(timer);
 			twheel_detach(base, timer);
 			if (twheel_base_empty(base))
 				twheel_program(base, TW_NO_TICK);
@@ -1470,11 +1631,14 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		twheel_range(base, expires, slack_ns, &lo, &hi);
 		if (ret && !(timer->state & TWHEEL_TS_EXPIRED)) {
 			twheel_move(base, timer, lo, hi);
+		} else if (ret) {
+			/* due, its callback not begun: back on the engine */
+			twheel_moving_begin(timer);
+			twheel_detach(base, timer);
+			twheel_insert(base, timer, lo, hi);
+			twheel_moving_end(timer, 0);
 		} else {
-			if (ret)
-				twheel_detach(base, timer);
-			else
-				base->stats.armed++;
+			base->stats.armed++;
 			twheel_insert(base, timer, lo, hi);
 		}
 		key = timer->node.key;
@@ -1618,16 +1782,27 @@ EXPORT_SYMBOL_GPL(twheel_timer_restart);
  * @wheel: the instance
  * @bl:    the run, filled in
  *
+ * The run stays on the calling CPU until twheel_batch_end(), so the base
+ * it holds is the base of the CPU it runs on, and that CPU stays online.
+ *
  * Context: process or softirq context; takes the base lock with interrupts
  * disabled until twheel_batch_end().
  */
 void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	__acquires(&bl->base->lock)
 {
-	/* If we move to another CPU right now, that base is as good. */
-	struct twheel_base *base = twheel_cpu_base(wheel,
-						   raw_smp_processor_id());
-	bool contended = twheel_base_lock(base, &bl->flags);
+	struct twheel_base *base;
+	bool contended;
+
+	/*
+	 * Not just the lock's own: between reading the CPU and locking its
+	 * base we could be moved to another CPU, and ours taken offline and
+	 * its base emptied by hotplug, which we would then arm timers on.
+	 */
+	migrate_disable();
+	base = twheel_cpu_base(wheel, smp_processor_id());
+	twheel_delay(TWHEEL_DELAY_BATCH_BEGIN);
+	contended = twheel_base_lock(base, &bl->flags);
 
 	/* Not "+= twheel_base_lock()": C may read the counter before the call. */
 	base->stats.contended += contended;
@@ -1642,7 +1817,8 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_begin);
  * twheel_batch_end() - unlock the base of a run of operations
  * @bl: the run
  *
- * Context: as twheel_batch_begin(); restores interrupts.
+ * Context: as twheel_batch_begin(); restores interrupts and lets the
+ * caller migrate again.
  */
 void twheel_batch_end(struct twheel_batch_lock *bl)
 	__releases(&bl->base->lock)
@@ -1652,6 +1828,7 @@ void twheel_batch_end(struct twheel_batch_lock *bl)
 	if (twheel_base_empty(base))
 		twheel_program(base, TW_NO_TICK);
 	spin_unlock_irqrestore(&base->lock, bl->flags);
+	migrate_enable();
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_end);
 
@@ -1725,6 +1902,7 @@ int __twheel_batch_take(struct twheel_batch_lock *bl,
 	if (twheel_target(base->wheel, timer, from, pending) != base)
 		goto unlock;
 	if (pending) {
+		twheel_moving_begin(timer);
 		twheel_detach(from, timer);
 		if (twheel_base_empty(from))
 			twheel_program(from, TW_NO_TICK);
@@ -1734,6 +1912,7 @@ int __twheel_batch_take(struct twheel_batch_lock *bl,
 		   (base->index << TWHEEL_TS_BASE_SHIFT));
 	if (pending) {
 		twheel_link_at_key(base, timer);
+		twheel_moving_end(timer, 0);
 		base->stats.migrated++;
 	}
 	ret = 0;
@@ -1886,8 +2065,10 @@ int twheel_batch_modify(struct twheel_batch_lock *bl,
 	twheel_range(base, expires, slack_ns, &lo, &hi);
 	if (timer->state & TWHEEL_TS_EXPIRED) {
 		/* handed out, its callback not started: back on the engine */
+		twheel_moving_begin(timer);
 		twheel_detach(base, timer);
 		twheel_insert(base, timer, lo, hi);
+		twheel_moving_end(timer, 0);
 	} else {
 		twheel_move(base, timer, lo, hi);
 	}
@@ -2033,20 +2214,49 @@ int twheel_timer_shutdown_sync(struct twheel_timer *timer)
 }
 EXPORT_SYMBOL_GPL(twheel_timer_shutdown_sync);
 
+/*
+ * For the device, before it sets up a stopped timer again
+ * (__twheel_timer_setup()'s rule): wait until the callback of @timer, if
+ * it still runs, has returned.  Nobody may arm @timer meanwhile.  Cheap
+ * when it does not run, the common case: one lockless look at the base
+ * it ran on, where it stays while the callback runs.
+ */
+void twheel_timer_wait_idle(struct twheel_timer *timer)
+{
+	u32 st = READ_ONCE(timer->state);
+	struct twheel_base *base = timer->wheel->bases[twheel_ts_base(st)];
+
+	/* acquire: pairs with the handler's release once it is done with it */
+	if (smp_load_acquire(&base->running) == timer)
+		twheel_cancel_wait(timer, false);
+}
+
 /**
  * twheel_timer_pending() - is the timer armed?
  * @timer: the timer
  *
  * Lockless, like timer_pending(): the answer may be stale by the time the
  * caller looks at it unless the caller serialises against the timer.  A
- * timer that is moving between bases reads as not pending for that
- * instant, as a timer_list does in __mod_timer().
+ * pending timer that a modify moves, to another base included, reads as
+ * pending throughout, as a timer_list does in __mod_timer().
  *
  * Context: any context.
  * Return: true if the timer is pending (armed and its callback not begun).
  */
 bool twheel_timer_pending(const struct twheel_timer *timer)
 {
+	if (!hlist_unhashed_lockless(&timer->node.entry))
+		return true;
+	/*
+	 * Unlinked: idle, or moving (twheel_moving_begin()).  A mover sets
+	 * the bit before it unlinks and clears it after it linked again: if
+	 * we read it clear after we saw the timer unlinked, the timer is
+	 * idle, or linked again and the second look sees it.
+	 */
+	smp_rmb();	/* the unlink before the bit */
+	if (READ_ONCE(timer->state) & TWHEEL_TS_MOVING)
+		return true;
+	smp_rmb();	/* the bit before the link */
 	return !hlist_unhashed_lockless(&timer->node.entry);
 }
 EXPORT_SYMBOL_GPL(twheel_timer_pending);
@@ -2157,9 +2367,12 @@ ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound)
 	ktime_t ret = KTIME_MAX;
 	unsigned int i;
 
-	for (i = 0; i < wheel->nr_bases; i++)
-		if (wheel->bases[i])
-			ret = min(ret, twheel_base_next(wheel->bases[i], tick));
+	for (i = 0; i < wheel->nr_bases; i++) {
+		struct twheel_base *base = twheel_base_at(wheel, i);
+
+		if (base)
+			ret = min(ret, twheel_base_next(base, tick));
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(twheel_next_expiry);
@@ -2182,9 +2395,11 @@ void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats)
 
 	memset(stats, 0, sizeof(*stats));
 	for (i = 0; i < wheel->nr_bases; i++) {
-		if (!wheel->bases[i])
+		struct twheel_base *base = twheel_base_at(wheel, i);
+
+		if (!base)
 			continue;
-		twheel_base_stats(wheel->bases[i], &st);
+		twheel_base_stats(base, &st);
 		stats->armed += st.armed;
 		stats->fired += st.fired;
 		stats->cancelled += st.cancelled;
@@ -2210,7 +2425,9 @@ EXPORT_SYMBOL_GPL(twheel_get_stats);
  * @wheel: the instance
  * @cpu:   a possible CPU
  * @stats: filled with a consistent snapshot of the base that timers armed
- *         on @cpu go to (of a single-base instance: its only base)
+ *         on @cpu go to (of a single-base instance: its only base); all
+ *         zero, @bases too, for a CPU that has not been online since the
+ *         instance was created, which has no base
  *
  * Context: any context; on PREEMPT_RT not hard interrupt context.
  * Return: 0, or -EINVAL if @cpu is not a possible CPU.
@@ -2218,9 +2435,18 @@ EXPORT_SYMBOL_GPL(twheel_get_stats);
 int twheel_get_cpu_stats(struct twheel *wheel, unsigned int cpu,
 			 struct twheel_stats *stats)
 {
+	struct twheel_base *base;
+
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu))
 		return -EINVAL;
-	twheel_base_stats(twheel_cpu_base(wheel, cpu), stats);
+	base = twheel_cpu_base(wheel, cpu);
+	if (base) {
+		twheel_base_stats(base, stats);
+	} else {
+		memset(stats, 0, sizeof(*stats));
+		stats->tick_ns = wheel->tick_ns;
+		stats->engine = wheel->kind;
+	}
 	return 0;
 }
 EXPORT_SYMBOL_GPL(twheel_get_cpu_stats);
@@ -2240,9 +2466,12 @@ bool twheel_tick_armed(struct twheel *wheel)
 {
 	unsigned int i;
 
-	for (i = 0; i < wheel->nr_bases; i++)
-		if (wheel->bases[i] && hrtimer_active(&wheel->bases[i]->tick))
+	for (i = 0; i < wheel->nr_bases; i++) {
+		struct twheel_base *base = twheel_base_at(wheel, i);
+
+		if (base && hrtimer_active(&base->tick))
 			return true;
+	}
 	return false;
 }
 EXPORT_SYMBOL_GPL(twheel_tick_armed);
@@ -2258,7 +2487,6 @@ static unsigned long twheel_move_list(struct hlist_head *list,
 	hlist_for_each_entry_safe(timer, tmp, list, node.entry) {
 		u64 key = timer->node.key;
 
-		hlist_del_init(&timer->node.entry);
 		/*
 		 * Not PLACED any more: a pinned timer goes to the base of
 		 * the CPU that arms it next, not back to @to's every time.
@@ -2266,8 +2494,11 @@ static unsigned long twheel_move_list(struct hlist_head *list,
 		WRITE_ONCE(timer->state,
 			   (timer->state & TWHEEL_TS_BITS &
 			    ~(TWHEEL_TS_EXPIRED | TWHEEL_TS_PLACED)) |
-			   (to->index << TWHEEL_TS_BASE_SHIFT));
+			   TWHEEL_TS_MOVING | (to->index << TWHEEL_TS_BASE_SHIFT));
+		smp_wmb();	/* see twheel_moving_begin() */
+		hlist_del_init(&timer->node.entry);
 		tw_engine_insert(&to->engine, &timer->node, key);
+		twheel_moving_end(timer, 0);
 		moved++;
 	}
 	return moved;
@@ -2316,6 +2547,13 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 	unsigned long moved, flags;
 
 	/*
+	 * No base: twheel_create_named() has not made it yet, or a failed
+	 * bring-up undoes the startup of a CPU that was never up.
+	 */
+	if (!from)
+		return 0;
+
+	/*
 	 * Its hrtimer may still be queued, on the dead CPU or, programmed
 	 * from elsewhere, on a live one: stop it and wait for a handler that
 	 * runs callbacks, so that nothing walks @from->expired meanwhile.
@@ -2326,7 +2564,15 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 		hrtimer_cancel(&from->tick);
 		spin_lock_irqsave(&from->lock, flags);
 		/* Any live base would do; interrupts are off. */
-		to = w->bases[raw_smp_processor_id()];
+		to = twheel_base_at(w, raw_smp_processor_id());
+		/*
+		 * None only while twheel_create_named() makes the bases of
+		 * the online CPUs: nothing is armed on the instance yet.
+		 */
+		if (!to) {
+			spin_unlock_irqrestore(&from->lock, flags);
+			return 0;
+		}
 		if (from->in_tick) {
 			spin_unlock_irqrestore(&from->lock, flags);
 			continue;
@@ -2358,8 +2604,8 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 	struct twheel *w;
 	int ret;
 
-	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "twheel:dead",
-				      NULL, twheel_cpu_dead);
+	ret = cpuhp_setup_state_multi(CPUHP_BP_PREPARE_DYN, "twheel:prepare",
+				      twheel_cpu_prepare, twheel_cpu_dead);
 	if (ret < 0)
 		return ret;
 	twheel_cpuhp_state = ret;
@@ -2377,7 +2623,13 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 
 void twheel_facility_exit(void)
 {
-	twheel_destroy(twheel_default_wheel);
+	/*
+	 * A timer left pending by an in-kernel user (a bug: twheel_destroy()
+	 * would refuse) must not keep the module's hrtimers armed, its
+	 * hotplug instance registered or its debugfs files up once the
+	 * module is gone: stop and free the wheel whatever it holds.
+	 */
+	__twheel_destroy(twheel_default_wheel, true);
 	twheel_default_wheel = NULL;
 	debugfs_remove_recursive(twheel_debugfs_root);
 	cpuhp_remove_multi_state(twheel_cpuhp_state);

@@ -27,6 +27,7 @@ struct twheel_timer;
 
 unsigned int twheel_timer_state(struct twheel_timer *timer,
 				ktime_t *expires);
+void twheel_timer_wait_idle(struct twheel_timer *timer);
 
 /* Runs of operations under one base lock: see facility.c. */
 struct twheel;
@@ -96,6 +97,8 @@ enum twheel_delay_point {
 	TWHEEL_DELAY_TICK,
 	/* device: a batch did a run of records, fatal signals not checked */
 	TWHEEL_DELAY_BATCH_RUN,
+	/* facility: a run chose the calling CPU's base, has not locked it */
+	TWHEEL_DELAY_BATCH_BEGIN,
 	TWHEEL_NR_DELAYS
 };
 

@@ -92,7 +92,7 @@ struct twheel_timer {
  * Flags of twheel_create_flags().
  *
  * TWHEEL_CREATE_SINGLE_BASE: one base for the whole instance instead of one
- *                       per possible CPU: every timer shares one lock and one
+ *                       per online CPU: every timer shares one lock and one
  *                       hrtimer, and callbacks of the instance never run
  *                       concurrently with each other (the promise of twheel
  *                       before per-CPU bases)

@@ -26,6 +26,7 @@
 #include <linux/smp.h>
 #include <linux/sort.h>
 #include <linux/spinlock.h>
+#include <linux/timer.h>
 #include <linux/twheel.h>
 #include <linux/wait.h>
 
@@ -58,7 +59,8 @@ static void twheel_create_flags_unknown_flags_einval(struct kunit *test)
 	w = twheel_create(TWK_MS, 4, 64);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(w));
 	twheel_get_stats(w, &st);
-	KUNIT_EXPECT_EQ(test, st.bases, (u64)num_possible_cpus());
+	/* a base per CPU online since the wheel was created */
+	KUNIT_EXPECT_EQ(test, st.bases, (u64)num_online_cpus());
 	KUNIT_EXPECT_EQ(test, twheel_get_cpu_stats(w, nr_cpu_ids, &st), -EINVAL);
 	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
 }
@@ -542,7 +544,9 @@ static int twk_win_done(atomic_t *left, struct completion *done)
  * @b_us:     how long B's modify took, in us (a miss's diagnosis)
  * @a_ret:    what A's call returned
  * @a_saw:    @calling as A first saw it change (1: B in its modify)
- * @in_window: A saw the timer unlinked while B's modify ran
+ * @in_window: A saw B's modify in the window (the delay point delayed)
+ * @pending_in_window: twheel_timer_pending() as A read it there
+ * @hits0:    twheel_delay_hits() of migrate_us before the attempt
  * @done:     both finished
  * @left:     threads still running
  */
@@ -556,6 +560,8 @@ struct twk_win {
 	int a_ret;
 	int a_saw;
 	bool in_window;
+	bool pending_in_window;
+	unsigned int hits0;
 	struct completion done;
 	atomic_t left;
 };
@@ -586,10 +592,16 @@ static int twk_win_a(void *data)
 	while (!atomic_read(&r->calling) && ktime_get() < deadline)
 		cpu_relax();
 	r->a_saw = atomic_read(&r->calling);
-	/* B's modify detached the timer and has not linked it again yet. */
+	/*
+	 * B's modify is in the window once its delay point has begun to
+	 * delay: the timer is in transit, linked on neither base.  It must
+	 * read pending all the same, as a timer_list does while __mod_timer()
+	 * moves it.
+	 */
 	while (atomic_read(&r->calling) == 1 && ktime_get() < deadline) {
-		if (!twheel_timer_pending(&r->p->timer)) {
+		if (twk_migrate_hits() != r->hits0) {
 			r->in_window = true;
+			r->pending_in_window = twheel_timer_pending(&r->p->timer);
 			break;
 		}
 		cpu_relax();
@@ -625,6 +637,9 @@ TWK_ARRAY_PARAM_BY_NAME(twk_win);
  * timer first, its cancel would report it idle (0) and B would link it
  * after the cancel; were B to link it whatever it finds, it would link it
  * a second time after A's modify (list corruption) or after A's cancel.
+ * In transit the timer reads pending to A, as a timer_list does while
+ * __mod_timer() moves it between bases (detach_if_pending(..., false)
+ * keeps its pprev).
  */
 static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 {
@@ -662,6 +677,8 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 	for (k = 0; k < attempts; k++) {
 		r->op = wp->op;
 		r->in_window = false;
+		r->pending_in_window = false;
+		r->hits0 = twk_migrate_hits();
 		r->a_ret = 0;
 		r->b_ret = 0;
 		atomic_set(&r->a_ready, 0);
@@ -682,6 +699,9 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r->a_ret, 1);
 		/* the window is as wide as asked on every CPU */
 		KUNIT_EXPECT_GE(test, r->b_us, 100000LL);
+		if (r->in_window)
+			KUNIT_EXPECT_TRUE_MSG(test, r->pending_in_window,
+					      "the timer in transit read as not pending");
 		st = twk_stats(w);
 		if (r->op >= 2) {
 			KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&r->p->timer));
@@ -905,6 +925,313 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 }
 #endif
 
+#ifdef TWHEEL_DEBUG_DELAYS
+/**
+ * struct twk_bmig - a batch run whose thread moves to another CPU
+ * @w:       the wheel
+ * @p:       the timer the run arms
+ * @cpu:     the CPU the run held its base's lock on
+ * @index:   the index of the base the run locked
+ * @ret:     what twheel_batch_arm() returned
+ * @done:    the run ended
+ */
+struct twk_bmig {
+	struct twheel *w;
+	struct twk_probe *p;
+	unsigned int cpu;
+	unsigned int index;
+	int ret;
+	struct completion done;
+};
+
+static int twk_bmig_fn(void *data)
+{
+	struct twk_bmig *r = data;
+	struct twheel_batch_lock bl;
+
+	twheel_batch_begin(r->w, &bl);
+	/* interrupts are off under the base lock: this CPU is stable */
+	r->cpu = raw_smp_processor_id();
+	r->index = bl.index;
+	r->ret = twheel_batch_arm(&bl, &r->p->timer, 10 * NSEC_PER_SEC, 0,
+				  TWHEEL_MODE_REL);
+	twheel_batch_end(&bl);
+	complete(&r->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+static void twk_batch_begin_delay_free(struct kunit_resource *res)
+{
+	twheel_delay_set(TWHEEL_DELAY_BATCH_BEGIN, 0);
+}
+
+/*
+ * A batch run locks the base of the CPU it runs on, and arms there: its
+ * thread, on B, is moved to A (its affinity changed) while
+ * twheel_batch_begin() has chosen a base and not locked it yet (the delay
+ * point batch_begin_us holds it there for 100 ms).  The run must hold the
+ * lock of the base of the CPU it runs on, and its timer land on that
+ * base: a run that chose B's base before it moved would arm B's base from
+ * A, and, had B gone offline meanwhile, a base hotplug has already
+ * emptied, where nothing would move its timer again.
+ */
+static void twheel_batch_begin_locks_base_of_its_cpu(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct task_struct *task;
+	struct twk_threads *th;
+	struct twk_bmig *r;
+	unsigned int a, b, hits0, hits;
+	struct twheel *w;
+
+	twk_two_cpus(test, &a, &b);
+	r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
+	r->w = w;
+	r->p = twk_probes(test, ctx, w, 1, twk_cb_record);
+	init_completion(&r->done);
+	th = twk_threads(test, 1);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_batch_begin_delay_free,
+							 GFP_KERNEL, test));
+	/* not kthread_bind(): its affinity is to change */
+	task = kthread_create(twk_bmig_fn, r, "twk/bmig");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	th->tasks[0] = task;
+	KUNIT_ASSERT_EQ(test, set_cpus_allowed_ptr(task, cpumask_of(b)), 0);
+
+	hits0 = twheel_delay_hits(TWHEEL_DELAY_BATCH_BEGIN);
+	twheel_delay_set(TWHEEL_DELAY_BATCH_BEGIN, 100000);
+	wake_up_process(task);
+	KUNIT_ASSERT_EQ(test, read_poll_timeout(twheel_delay_hits, hits,
+						hits != hits0, 100,
+						TWK_TIMEOUT_MS * USEC_PER_MSEC,
+						false, TWHEEL_DELAY_BATCH_BEGIN), 0);
+	KUNIT_EXPECT_EQ(test, set_cpus_allowed_ptr(task, cpumask_of(a)), 0);
+	KUNIT_ASSERT_NE(test, twk_wait_done(&r->done, TWK_TIMEOUT_MS), 0UL);
+	twheel_delay_set(TWHEEL_DELAY_BATCH_BEGIN, 0);
+
+	kunit_info(test, "run on cpu%u locked base %u\n", r->cpu, r->index);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	KUNIT_EXPECT_EQ(test, r->index, r->cpu);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, r->cpu).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
+}
+#else
+static void twheel_batch_begin_locks_base_of_its_cpu(struct kunit *test)
+{
+	kunit_skip(test, "needs the delay points of TWHEEL_DEBUG=1");
+}
+#endif
+
+/* How long a SCHED_FIFO thread keeps a CPU: below RT throttling's 950 ms. */
+#define TWK_FIFO_SPIN_MS	600
+
+/**
+ * struct twk_fifo - a CPU kept busy by a SCHED_FIFO thread
+ * @p:        a twheel timer pinned to that CPU's base
+ * @tl:       a timer_list queued on that CPU with add_timer_on()
+ * @tl_fired: when @tl's callback ran (0: not yet)
+ * @tl_cpu:   the CPU it ran on
+ * @spinning: the thread has the CPU
+ * @spin_end: when it let go of it
+ * @done:     the thread stopped spinning
+ */
+struct twk_fifo {
+	struct twk_probe *p;
+	struct timer_list tl;
+	ktime_t tl_fired;
+	unsigned int tl_cpu;
+	atomic_t spinning;
+	ktime_t spin_end;
+	struct completion done;
+};
+
+static void twk_fifo_tl_fn(struct timer_list *tl)
+{
+	struct twk_fifo *f = from_timer(f, tl, tl);
+
+	f->tl_cpu = raw_smp_processor_id();
+	/* release: @tl_cpu before the time that says it is there */
+	smp_store_release(&f->tl_fired, ktime_get());
+}
+
+static bool twk_fifo_both_fired(struct twk_fifo *f)
+{
+	/* acquire: pairs with twk_fifo_tl_fn() */
+	return smp_load_acquire(&f->tl_fired) &&
+	       atomic_read_acquire(&f->p->fires);
+}
+
+/* Spin at SCHED_FIFO until both timers fired or TWK_FIFO_SPIN_MS passed. */
+static int twk_fifo_spin(void *data)
+{
+	struct twk_fifo *f = data;
+	ktime_t end;
+
+	sched_set_fifo(current);
+	end = ktime_get() + TWK_FIFO_SPIN_MS * (ktime_t)TWK_MS;
+	atomic_set(&f->spinning, 1);
+	while (ktime_get() < end && !twk_fifo_both_fired(f))
+		cpu_relax();
+	f->spin_end = ktime_get();
+	complete(&f->done);
+	twk_idle_until_stop();
+	return 0;
+}
+
+static void twk_fifo_free(struct kunit_resource *res)
+{
+	struct twk_fifo *f = res->data;
+
+	del_timer_sync(&f->tl);
+}
+
+/*
+ * A base whose CPU is kept by a SCHED_FIFO thread still fires its timers:
+ * B runs a thread at SCHED_FIFO that spins (for at most TWK_FIFO_SPIN_MS,
+ * below RT throttling's 950 ms, so that throttling lets no other task in)
+ * while A re-arms a timer pinned to B's base to fire 20 ms later and
+ * queues a timer_list on B with add_timer_on() for the same time.  Both
+ * fire from interrupts on B (from softirqs on their way out), which the
+ * thread cannot keep off; a base that needs a task on B to start its
+ * hrtimer (a work item) fires only once the thread stops.  add_timer_on()
+ * is the yardstick: an attempt counts only when its timer fired while the
+ * thread spun (it does not when the kernel has handed B's softirqs to
+ * ksoftirqd, which the thread starves too), and then the twheel timer must
+ * have fired while the thread spun as well.
+ */
+static void twheel_tick_remote_base_fires_under_fifo_hog(struct kunit *test)
+{
+	const unsigned int attempts = 5;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_threads *th;
+	struct twk_fifo *f;
+	struct twheel *w;
+	unsigned int a, b, k;
+	bool counted = false;
+	ktime_t want;
+	int sp;
+
+	twk_two_cpus(test, &a, &b);
+	f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	timer_setup(&f->tl, twk_fifo_tl_fn, 0);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_fifo_free,
+							 GFP_KERNEL, f));
+	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
+	f->p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	twheel_timer_setup(&f->p->timer, w, twk_cb_cpu, TWHEEL_TIMER_PINNED);
+	th = twk_threads(test, attempts);
+
+	for (k = 0; k < attempts && !counted; k++) {
+		s64 tw_us, tl_us;
+
+		atomic_set(&f->p->fires, 0);
+		atomic_set(&ctx->fired, 0);
+		atomic_set(&f->spinning, 0);
+		f->tl_fired = 0;
+		init_completion(&f->done);
+		/* placed on B's base, due long after the case */
+		KUNIT_ASSERT_GE(test, twk_on_cpu(test, b, f->p, 1,
+						 ktime_get() + 60 * (ktime_t)NSEC_PER_SEC),
+				0);
+		twk_thread_create(test, th, k, b, twk_fifo_spin, f);
+		wake_up_process(th->tasks[k]);
+		KUNIT_ASSERT_EQ(test, read_poll_timeout(atomic_read, sp, sp, 100,
+							TWK_TIMEOUT_MS * USEC_PER_MSEC,
+							false, &f->spinning), 0);
+		want = ktime_get() + 20 * (ktime_t)TWK_MS;
+		f->p->want = want;
+		/* stays on B's base: pinned there */
+		KUNIT_EXPECT_EQ(test, twk_on_cpu(test, a, f->p, 1, want), 1);
+		f->tl.expires = jiffies + msecs_to_jiffies(20);
+		add_timer_on(&f->tl, b);
+		KUNIT_ASSERT_NE(test, twk_wait_done(&f->done, TWK_TIMEOUT_MS), 0UL);
+		KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+		del_timer_sync(&f->tl);
+
+		tw_us = ktime_us_delta(f->p->fired_at, want);
+		tl_us = f->tl_fired ? ktime_us_delta(f->tl_fired, want) : -1;
+		kunit_info(test, "attempt %u: twheel's timer fired %lld us after its expiry on cpu%llu, add_timer_on()'s %lld us on cpu%u; the thread spun until %lld us\n",
+			   k + 1, tw_us, f->p->data, tl_us, f->tl_cpu,
+			   ktime_us_delta(f->spin_end, want));
+		KUNIT_EXPECT_EQ(test, f->p->data, (u64)b);
+		KUNIT_EXPECT_GE(test, f->p->fired_at, want);
+		if (!f->tl_fired || f->tl_fired > f->spin_end)
+			continue;
+		counted = true;
+		KUNIT_EXPECT_LE_MSG(test, f->p->fired_at, f->spin_end,
+				    "twheel's timer waited for the SCHED_FIFO thread on cpu%u",
+				    b);
+	}
+	if (!counted)
+		kunit_skip(test, "add_timer_on()'s timer never fired while the thread spun");
+}
+
+#ifdef CONFIG_HOTPLUG_CPU
+static void twk_add_cpu_free(struct kunit_resource *res)
+{
+	unsigned int cpu = (unsigned long)res->data - 1;
+
+	if (!cpu_online(cpu))
+		add_cpu(cpu);
+}
+
+/*
+ * Engine memory is allocated for the CPUs that come online, not for every
+ * possible one: an instance created while B is offline has a base for each
+ * online CPU only (twheel_stats.bases counts them); when B comes online it
+ * gets one, and takes timers.
+ */
+static void twheel_create_bases_for_online_cpus_only(struct kunit *test)
+{
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	unsigned int a, b, online;
+	struct twheel_stats st;
+	struct twk_probe *p;
+	struct twheel *w;
+	int ret;
+
+	twk_two_cpus(test, &a, &b);
+	if (!cpu_is_hotpluggable(b))
+		kunit_skip(test, "cpu%u cannot go offline", b);
+	KUNIT_ASSERT_NOT_NULL(test, kunit_alloc_resource(test, NULL,
+							 twk_add_cpu_free, GFP_KERNEL,
+							 (void *)(unsigned long)(b + 1)));
+	ret = remove_cpu(b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);
+	online = num_online_cpus();
+	w = twk_wheel_flags(test, ctx, TWK_MS, 0);
+	st = twk_stats(w);
+	kunit_info(test, "cpu%u offline: %llu bases for %u online and %u possible CPUs\n",
+		   b, st.bases, online, num_possible_cpus());
+	KUNIT_EXPECT_EQ(test, st.bases, (u64)online);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).bases, 0ULL);
+	ret = add_cpu(b);
+	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "add_cpu(%u)", b);
+	KUNIT_EXPECT_EQ(test, twk_stats(w).bases, (u64)online + 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).bases, 1ULL);
+
+	p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
+	p->want = ktime_get() + 3 * TWK_MS;
+	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 0, p->want), 0);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).armed, 1ULL);
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
+	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
+	KUNIT_EXPECT_GE(test, p->fired_at, p->want);
+}
+#else
+static void twheel_create_bases_for_online_cpus_only(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_HOTPLUG_CPU");
+}
+#endif
+
 static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE(twheel_create_flags_unknown_flags_einval),
 	KUNIT_CASE(twheel_timer_start_arms_on_calling_cpu),
@@ -918,6 +1245,9 @@ static struct kunit_case twheel_smp_cases[] = {
 	KUNIT_CASE_PARAM(twheel_create_flags_callback_concurrency,
 			 twk_single_gen_params),
 	KUNIT_CASE(twheel_cpu_offline_moves_pending_timers),
+	KUNIT_CASE(twheel_batch_begin_locks_base_of_its_cpu),
+	KUNIT_CASE(twheel_tick_remote_base_fires_under_fifo_hog),
+	KUNIT_CASE(twheel_create_bases_for_online_cpus_only),
 	{}
 };
 

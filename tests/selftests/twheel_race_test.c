@@ -110,6 +110,11 @@
 #define CLOSE_SECS		3
 #define CLOSE_COOKIE		0xc105e00000000000ULL
 
+/* rearm_after_reading_fired_oneshot: the callback's tail, in us */
+#define TAIL_DELAY_US		50000
+#define TAIL_ITERS		5
+#define TAIL_COOKIE		0x7a11000000000000ULL
+
 /* ioctls_during_stalled_read: how long the ioctls may take */
 #define STALL_WAIT_MS		10000
 #define STALL_EV_COOKIE		0x57a1100000000001ULL
@@ -746,6 +751,62 @@ TEST_F(twheel_race, close_after_reading_fired_oneshot)
 	       it, (unsigned long long)((now_ns() - start) / NSEC_PER_MSEC), spins,
 	       self->delays ? QUEUED_DELAY_US : 0);
 	callbacks_ran_on_fire_cpu(_metadata, &si, it);
+}
+
+/* ---- an ARM that reuses the entry of a just-delivered one-shot ---- */
+
+/*
+ * read() frees a one-shot timer's table entry once it has delivered its
+ * event, and the callback on CPU_FIRE may then still be returning (with
+ * event_queued_us, for TAIL_DELAY_US after it queued the event, which is
+ * after the event's fire time).  The next ARM takes that entry (the free
+ * entries are a stack) and sets its timer up again, which must wait until
+ * the callback has returned (__twheel_timer_setup()'s rule: a timer whose
+ * callback runs is still the handler's): so the ARM cannot return before
+ * fired + TAIL_DELAY_US.  Without the delay point, on stock kernels, the
+ * window is a few instructions and the test only checks the events.
+ */
+TEST_F(twheel_race, rearm_after_reading_fired_oneshot)
+{
+	int it;
+
+	if (!cpus_available())
+		SKIP(return, "needs CPUs %d and %d", CPU_FIRE, CPU_USER);
+	ASSERT_EQ(0, pin_to(CPU_USER));
+	if (self->delays)
+		ASSERT_EQ(0, delay_set("event_queued_us", TAIL_DELAY_US));
+
+	for (it = 0; it < TAIL_ITERS; it++) {
+		struct twheel_batch_op op, op2;
+		struct arm_job job = {
+			.fd = self->fd,
+			.n = 1,
+			.cookie = TAIL_COOKIE | it,
+			.ops = &op,
+		};
+		struct twheel_event ev;
+		uint64_t back;
+
+		arm_on_fire_cpu(_metadata, &job);
+		ASSERT_EQ(1, spin_in(self->fd, EVENT_WAIT_MS));
+		ASSERT_EQ(EV_SIZE, read(self->fd, &ev, sizeof(ev)));
+		ASSERT_EQ(op.handle, ev.handle);
+		/* the same entry again, from CPU_USER */
+		op_set(&op2, TWHEEL_OP_ARM, 0, 60 * NSEC_PER_SEC,
+		       TAIL_COOKIE | 0x100 | it);
+		ASSERT_EQ(1, _test_ioctl_batch(self->fd, &op2, 1, NULL));
+		back = now_ns();
+		ASSERT_EQ(0, op_res(&op2));
+		ASSERT_EQ((uint32_t)op.handle, (uint32_t)op2.handle)
+			TH_LOG("iteration %d: the entry was not reused", it);
+		if (self->delays)
+			ASSERT_LE(ev.fired + TAIL_DELAY_US * 1000ULL, back)
+				TH_LOG("iteration %d: ARM %llu us after the fire, in its tail",
+				       it, (unsigned long long)(back - ev.fired) / 1000);
+		op_set(&op2, TWHEEL_OP_CANCEL, op2.handle, 0, 0);
+		ASSERT_EQ(1, _test_ioctl_batch(self->fd, &op2, 1, NULL));
+		ASSERT_EQ(0, op_res(&op2));
+	}
 }
 
 /* ---- ioctls while a read() waits for a page fault ---- */

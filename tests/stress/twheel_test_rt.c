@@ -34,6 +34,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/kmemleak.h>
 #include <linux/kthread.h>
 #include <linux/module.h>
 #include <linux/sched.h>
@@ -47,6 +48,7 @@
 /* the waiter's CPU time that counts as spinning */
 #define TRT_SPIN_MS	(TRT_WINDOW_MS / 2)
 #define TRT_WAIT_MS	10000	/* for the window to open */
+#define TRT_LEAK_MS	5000	/* the leaked timer's delay (leak_timer=1) */
 
 /**
  * struct trt - one case
@@ -277,6 +279,35 @@ static int __init trt_callback(struct twheel *w, struct trt *t,
 	return ret;
 }
 
+static bool leak_timer;
+module_param(leak_timer, bool, 0444);
+MODULE_PARM_DESC(leak_timer, "Run no case: arm a timer on the default wheel due in TRT_LEAK_MS and never cancel it, as a buggy user would (the selftest plan then unloads twheel)");
+
+/* Never runs: twheel's exit must stop every base before it is due. */
+static void trt_leak_cb(struct twheel_timer *timer)
+{
+	pr_err("leaked timer fired\n");
+}
+
+/*
+ * The memory stays allocated, as a leaking user's would: the wheel's slot
+ * still links it.  kmemleak is told, since the leak is the point.
+ */
+static int trt_leak(void)
+{
+	struct twheel_timer *t = kzalloc(sizeof(*t), GFP_KERNEL);
+
+	if (!t)
+		return -ENOMEM;
+	kmemleak_not_leak(t);
+	twheel_timer_setup(t, twheel_default(), trt_leak_cb, 0);
+	WARN_ON(twheel_timer_start(t, TRT_LEAK_MS * NSEC_PER_MSEC, 0,
+				   TWHEEL_MODE_REL));
+	pr_info("leaked a timer on the default wheel, due in %u ms\n",
+		TRT_LEAK_MS);
+	return 0;
+}
+
 static int __init trt_init(void)
 {
 	unsigned int cpu = cpumask_first(cpu_online_mask);
@@ -285,6 +316,8 @@ static int __init trt_init(void)
 	struct trt *t;
 	int ret, ret2;
 
+	if (leak_timer)
+		return trt_leak();
 	if (other >= nr_cpu_ids) {
 		pr_err("needs two online CPUs\n");
 		return -EINVAL;

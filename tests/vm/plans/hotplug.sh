@@ -38,12 +38,30 @@ cpu1_pending() {
 	awk '$1 == "cpu1" { print $2 }' "$STATS"
 }
 
-load twheel
+# The default wheel's bases: one per CPU online since the load.
+nr_bases() {
+	awk '$1 == "bases:" { print $2 }' "$STATS"
+}
+
 if [ ! -w "$ONLINE" ]; then
+	load twheel
 	skip "cpu1 offline and online while timers run" "no $ONLINE"
 	unload twheel
 	exit 0
 fi
+
+# Loaded with cpu1 offline, the default wheel has no base (no engine
+# memory) for it until cpu1 comes online.
+echo 0 >"$ONLINE"
+online=$(grep -c ^processor /proc/cpuinfo)
+load twheel
+bases_off=$(nr_bases)
+echo 1 >"$ONLINE"
+bases_on=$(nr_bases)
+echo "# default wheel: $bases_off bases for $online online CPUs; $bases_on with cpu1"
+check "no base for cpu1 while it was offline since the load" \
+	test "$bases_off" = "$online"
+check "a base for cpu1 once it came online" test "$bases_on" = $((online + 1))
 
 # A toggle takes 2-3 s on the debug kernel, and up to 5 s on a loaded
 # host: a stress run can end before the second one.  Then another run

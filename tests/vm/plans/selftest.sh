@@ -147,6 +147,25 @@ if [ -e /modules/twheel_test_rt.ko ]; then
 	if [ -d /sys/module/twheel_test_rt ]; then
 		rmmod twheel_test_rt
 	fi
+
+	# Module exit with an in-kernel timer still armed on the default
+	# wheel (a user's bug, which twheel_destroy() refuses): twheel must
+	# stop every base's hrtimer and drop its hotplug instance and debugfs
+	# files all the same, and say what it abandoned.  The leaked timer is
+	# due 5 s after it was armed: the plan looks until 6 s have passed,
+	# when an hrtimer left armed would have fired into the freed module.
+	t0=$(centis)
+	check "twheel_test_rt leaks a timer on the default wheel" \
+		insmod /modules/twheel_test_rt.ko leak_timer=1
+	rmmod twheel_test_rt
+	check "twheel unloads with a leaked timer" rmmod twheel
+	check "twheel's debugfs directory is gone" test ! -e /sys/kernel/debug/twheel
+	check "twheel's exit reports the abandoned timer" \
+		sh -c "dmesg | grep -q 'twheel: .*1 timers pending.*abandon'"
+	while [ $(($(centis) - t0)) -lt 600 ]; do
+		sleep 1
+	done
+	load twheel
 fi
 
 # The device's wheel on the other engines (engine=; the runs above used

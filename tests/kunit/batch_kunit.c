@@ -59,7 +59,7 @@ static void twheel_batch_arm_relative_never_early(struct kunit *test)
 	twheel_batch_end(&bl);
 	KUNIT_EXPECT_GE(test, bl.now, t0);
 	twk_expect_each_fired_once(test, ctx, p, ret, NR);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, (u64)NR);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), (u64)NR);
 }
 
 /* Stop reports the pending state; a shut down timer cannot be re-armed. */
@@ -92,8 +92,8 @@ static void twheel_batch_stop_reports_pending_and_shuts_down(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[0].timer, 0, 0,
 						 TWHEEL_MODE_REL), -ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p[0].timer));
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 2ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	/* the base's hrtimer went idle with the last stop */
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
 }
@@ -339,14 +339,14 @@ static void twheel_batch_handed_out(struct kunit *test)
 	KUNIT_ASSERT_TRUE(test, atomic_read_acquire(&b->done));
 	other = b->target;
 	KUNIT_EXPECT_EQ(test, b->ret, 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).migrated, hp->take ? 1ULL : 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(ctx->wheel, migrated), hp->take ? 1ULL : 0ULL);
 	if (hp->modify) {
 		KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&other->timer));
-		KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).pending, 1ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(ctx->wheel, pending), 1ULL);
 		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&other->timer), 1);
 	} else {
 		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&other->timer));
-		KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).pending, 0ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(ctx->wheel, pending), 0ULL);
 		KUNIT_EXPECT_EQ(test, twheel_timer_start(&other->timer, TWK_MS, 0,
 							 TWHEEL_MODE_REL),
 				-ESHUTDOWN);
@@ -431,23 +431,23 @@ static void twheel_batch_take_stops_timer_of_other_base(struct kunit *test)
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BSTOP, NULL),
 			-EXDEV);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 1ULL);
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BTAKE_STOP,
 					       &take), 1);
 	KUNIT_EXPECT_EQ(test, take, 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).migrated, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, pending), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, migrated), 1ULL);
 	/*
 	 * Idle now: armed on b's base, fires on b.  It is due in 2 ms, so
 	 * b's pending count may already be back to 0 when read; only a's is
 	 * certain.
 	 */
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, p, TWK_BARM, NULL), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 0ULL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).fired, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, fired), 1ULL);
 }
 
 /*
@@ -468,19 +468,19 @@ static void twheel_batch_take_modify_moves_unless_pinned(struct kunit *test)
 	twheel_timer_setup(&p[1].timer, w, twk_cb_cpu, TWHEEL_TIMER_PINNED);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[0], 0, far), 0);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[1], 0, far), 0);
-	KUNIT_ASSERT_EQ(test, twk_cpu_stats(w, a).pending, 2ULL);
+	KUNIT_ASSERT_EQ(test, twk_cpu_stat(w, a, pending), 2ULL);
 
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, &p[1], TWK_BTAKE_MODIFY,
 					       &take), -EXDEV);
 	KUNIT_EXPECT_EQ(test, take, -EXDEV);
 	KUNIT_EXPECT_EQ(test, twheel_timer_expires(&p[1].timer), far);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 2ULL);
 
 	t0 = ktime_get();
 	KUNIT_EXPECT_EQ(test, twk_batch_on_cpu(test, b, &p[0], TWK_BTAKE_MODIFY,
 					       &take), 1);
 	KUNIT_EXPECT_EQ(test, take, 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 1ULL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p[0].data, (u64)b);
 	KUNIT_EXPECT_GE(test, p[0].fired_at, t0 + 2 * TWK_MS);
@@ -576,8 +576,8 @@ static void twheel_batch_take_busy_base_exdev(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, completion_done(&h->held));
 	KUNIT_EXPECT_FALSE(test, h->late);
 	KUNIT_EXPECT_EQ(test, h->take, -EXDEV);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).migrated, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, migrated), 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 1);
 }
 

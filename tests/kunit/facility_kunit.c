@@ -119,7 +119,7 @@ static void twheel_destroy_pending_timer_refused(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 1);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
 }
 
@@ -393,7 +393,7 @@ static void twheel_timer_start_on_time_latency_median(struct kunit *test)
 	sort(late, nr, sizeof(*late), twk_cmp_s64, NULL);
 	kunit_info(test, "lateness median %lld us, max %lld us; %u/%u beyond tick+slack; stats.late %llu\n",
 		   div_s64(late[nr / 2], 1000), div_s64(late[nr - 1], 1000),
-		   over, nr, twk_stats(w).late);
+		   over, nr, twk_stat(w, late));
 	KUNIT_EXPECT_LE(test, late[nr / 2], bound + (s64)TWK_NOISE_MS * (s64)TWK_MS);
 	KUNIT_EXPECT_GE(test, late[0], 0LL);
 }
@@ -508,7 +508,7 @@ static void twheel_timer_start_pending_returns_ebusy(struct kunit *test)
 	/* -EBUSY left the timer as it was */
 	KUNIT_EXPECT_TRUE(test, twheel_timer_pending(&p->timer));
 	KUNIT_EXPECT_EQ(test, twheel_timer_expires(&p->timer), e1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), 1);
 	KUNIT_EXPECT_EQ(test, twheel_timer_start(&p->timer, e2, 0, TWHEEL_MODE_ABS), 0);
 	KUNIT_EXPECT_EQ(test, twheel_timer_expires(&p->timer), e2);
@@ -529,10 +529,10 @@ static void twheel_timer_modify_returns_pending_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p->timer, 20 * NSEC_PER_SEC, TWK_MS,
 						  TWHEEL_MODE_REL), 1);
 	KUNIT_EXPECT_GT(test, twheel_timer_expires(&p->timer), e);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), 1);
 	KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p->timer, e, 0, TWHEEL_MODE_ABS), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 2ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 0);
 }
@@ -581,8 +581,8 @@ static void twheel_timer_start_invalid_args_einval(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_timer_pending(&p->timer), ip->pending);
 	if (ip->pending)
 		KUNIT_EXPECT_EQ(test, twheel_timer_expires(&p->timer), e);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, ip->pending ? 1ULL : 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, ip->pending ? 1ULL : 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), ip->pending ? 1ULL : 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), ip->pending ? 1ULL : 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), ip->pending ? 1 : 0);
 }
 
@@ -613,8 +613,8 @@ static void twheel_timer_cancel_returns_pending_state(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 1);
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p[1].timer));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[1].timer), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 2ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), KTIME_MAX);
 }
 
@@ -725,8 +725,8 @@ static void twheel_timer_modify_in_range_keeps_placement(struct kunit *test)
 	/* [K + 1, K + 1]: moved one tick later than K */
 	KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p->timer, n1, 0, TWHEEL_MODE_ABS), 1);
 	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), n1 + (ktime_t)tick);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p->timer), 1);
 }
 
@@ -756,10 +756,10 @@ static void twk_modify_moves(struct kunit *test, ktime_t first, ktime_t second)
 	KUNIT_EXPECT_GE(test, p->fired_at, e2);
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&p->timer));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), KTIME_MAX);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, fired), 1ULL);
 }
 
 static void twheel_timer_modify_earlier_fires_once_at_new_time(struct kunit *test)
@@ -804,8 +804,8 @@ static void twheel_callback_cancels_later_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->ret, 1);
 	/* b is gone for good: not pending, nothing on the wheel */
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&b->timer));
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), KTIME_MAX);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&b->timer), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->fires), 0);
@@ -855,9 +855,9 @@ static void twheel_callback_cancels_same_tick_timer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&p[!winner].fires), 0);
 	KUNIT_EXPECT_EQ(test, p[winner].ret, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, fired), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 }
 
 /* The first of two same-tick callbacks moves the other 20 ticks later. */
@@ -908,7 +908,7 @@ static void twheel_callback_modifies_same_tick_timer(struct kunit *test)
 	KUNIT_EXPECT_GE(test, p[second].fired_at, p[second].want);
 	KUNIT_EXPECT_GE(test, p[second].want, p[first].entered + 20 * (ktime_t)tick);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, fired), 2ULL);
 }
 
 /*
@@ -1038,8 +1038,8 @@ static void twheel_callback_starts_new_timer(struct kunit *test)
 	KUNIT_EXPECT_GE(test, b->want, a->entered + 2 * (ktime_t)tick);
 	KUNIT_EXPECT_EQ(test, b->exp_at_fire, b->want);
 	KUNIT_EXPECT_GE(test, b->fired_at, b->want);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 2ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, fired), 2ULL);
 }
 
 /*
@@ -1231,8 +1231,8 @@ static void twheel_callback_frees_own_timer(struct kunit *test)
 	for (i = 0; i < TWK_SF_NR; i++)
 		KUNIT_EXPECT_PTR_EQ(test, sf->objs[i], NULL);
 	spin_unlock_bh(&sf->lock);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, (u64)TWK_SF_NR);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, fired), (u64)TWK_SF_NR);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1476,12 +1476,12 @@ static void twheel_timer_cancel_sync_waits_for_running_callback(struct kunit *te
 		KUNIT_EXPECT_EQ(test, r->start_ret, -EBUSY);
 		KUNIT_EXPECT_EQ(test, r->restart_ret, 0);
 		KUNIT_EXPECT_EQ(test, r->sync_ret, 1);
-		KUNIT_EXPECT_EQ(test, twk_stats(r->p->ctx->wheel).cancelled, 1ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(r->p->ctx->wheel, cancelled), 1ULL);
 	} else {
 		KUNIT_EXPECT_EQ(test, r->sync_ret, 0);
-		KUNIT_EXPECT_EQ(test, twk_stats(r->p->ctx->wheel).cancelled, 0ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(r->p->ctx->wheel, cancelled), 0ULL);
 	}
-	KUNIT_EXPECT_EQ(test, twk_stats(r->p->ctx->wheel).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(r->p->ctx->wheel, pending), 0ULL);
 }
 
 /* Re-arms its own timer, then calls twheel_timer_cancel_sync() on it. */
@@ -1522,8 +1522,8 @@ static void twheel_timer_cancel_sync_own_callback_warns_and_cancels(struct kunit
 	KUNIT_EXPECT_EQ(test, p->ret, 1);	/* the re-arm, cancelled */
 	KUNIT_EXPECT_EQ(test, p->limit, 0ULL);	/* not pending after it */
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 1ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 1);
 	KUNIT_EXPECT_EQ_MSG(test, debug_locks, locks, "lockdep turned itself off");
 }
@@ -1545,7 +1545,7 @@ static void twheel_timer_shutdown_sync_refuses_rearm_from_callback(struct kunit 
 			-ESHUTDOWN);
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(t), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(ctx->wheel).armed, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(ctx->wheel, armed), 1ULL);
 
 	/* Set up again, it is usable again. */
 	twheel_timer_setup(t, ctx->wheel, twk_cb_record, 0);
@@ -1605,12 +1605,12 @@ static void twheel_timer_sync_calls_wait_for_rearmed_callback(struct kunit *test
 		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 1);
 	} else {
 		KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
-		KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 1ULL);
 	}
 	if (rp->op == TWK_RACE_SHUTDOWN_SYNC)
 		KUNIT_EXPECT_EQ(test, twheel_timer_start(t, 0, 0, TWHEEL_MODE_REL),
 				-ESHUTDOWN);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 1);
 }
 
@@ -1659,11 +1659,11 @@ static void twheel_timer_restart_vs_calls_during_callback(struct kunit *test)
 				now + (rp->pending_s - 5) * (ktime_t)NSEC_PER_SEC);
 		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 1);
 	}
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled,
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled),
 			rp->op == TWK_RACE_SHUTDOWN_SYNC ? 0ULL : 1ULL);
 	if (rp->op == TWK_RACE_SHUTDOWN_SYNC)
-		KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&r->p->fires), 1);
 }
 
@@ -1683,8 +1683,8 @@ static void twheel_timer_shutdown_sync_pending_timer(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(t));
 	KUNIT_EXPECT_EQ(test, twheel_timer_shutdown_sync(t), 0);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(t), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
 
 	twheel_timer_setup(t, w, twk_cb_record, 0);
@@ -2198,7 +2198,7 @@ static void twheel_timer_start_idle_base_no_cascade(struct kunit *test)
 		twheel_batch_end(&bl);
 	twk_expect_each_fired_once(test, ctx, p, ret, NR);
 	if (fp->engine == TWHEEL_ENGINE_HIER)
-		KUNIT_EXPECT_EQ(test, twk_stats(w).moves, 0ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(w, moves), 0ULL);
 }
 
 static void twheel_tick_disarmed_after_last_cancel(struct kunit *test)
@@ -2231,7 +2231,7 @@ static void twheel_tick_disarmed_after_last_cancel(struct kunit *test)
 	ret = read_poll_timeout(twk_wakeups, wk, wk != w0, 2000, 50 * USEC_PER_MSEC,
 				false, w);
 	KUNIT_EXPECT_EQ(test, ret, -ETIMEDOUT);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 }
 
 /* Of two same-tick callbacks the first starts a far timer, the second cancels it. */
@@ -2286,7 +2286,7 @@ static void twheel_tick_disarmed_after_cancel_from_callback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, starter->ret, 0);
 	KUNIT_EXPECT_EQ(test, canceller->ret, 1);
 	KUNIT_EXPECT_FALSE(test, twheel_timer_pending(&far->timer));
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, twheel_next_expiry(w, KTIME_MAX), KTIME_MAX);
 
 	/* Bounded wait for that handler run to return; 1 s << 10 s. */
@@ -2333,11 +2333,11 @@ static void twheel_get_stats_counts_armed_fired_cancelled(struct kunit *test)
 	/* modify of a pending timer is not a new arm */
 	KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p[0].timer, 11 * NSEC_PER_SEC, 0,
 						  TWHEEL_MODE_REL), 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).armed, 3ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, armed), 3ULL);
 	/* cancel counts once */
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p[1].timer), 1);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p[1].timer), 0);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).cancelled, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, cancelled), 1ULL);
 
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[2].timer), 0);
@@ -2419,8 +2419,8 @@ static void twheel_get_stats_pending_counts_due_timers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, snap->cancelled, 0ULL);
 	KUNIT_EXPECT_EQ(test, snap->pending, 1ULL);
 	KUNIT_EXPECT_EQ(test, snap->armed, snap->fired + snap->cancelled + snap->pending);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).fired, 2ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, fired), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -83,12 +83,12 @@ static void twheel_timer_start_arms_on_calling_cpu(struct kunit *test)
 		n++;
 	}
 	for_each_online_cpu(cpu)
-		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_stats(w, cpu).pending, 1ULL, "cpu%u", cpu);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, (u64)n);
+		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_stat(w, cpu, pending), 1ULL, "cpu%u", cpu);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), (u64)n);
 	/* Cancelled from whichever CPU this thread is on: one lock each. */
 	for_each_online_cpu(cpu)
 		KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p[cpu].timer), 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
 
 	for_each_online_cpu(cpu) {
@@ -102,15 +102,15 @@ static void twheel_timer_start_arms_on_calling_cpu(struct kunit *test)
 		KUNIT_EXPECT_GE(test, p[cpu].fired_at, p[cpu].want);
 		KUNIT_EXPECT_EQ_MSG(test, p[cpu].data, (u64)cpu,
 				    "armed on cpu%u, fired on cpu%llu", cpu, p[cpu].data);
-		KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, cpu).fired, 1ULL);
+		KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, cpu, fired), 1ULL);
 	}
-	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, migrated), 0ULL);
 }
 
 /* For read_poll_timeout(), which wants a function. */
 static u64 twk_cpu_wakeups(struct twheel *w, unsigned int cpu)
 {
-	return twk_cpu_stats(w, cpu).wakeups;
+	return twk_cpu_stat(w, cpu, wakeups);
 }
 
 /*
@@ -137,16 +137,16 @@ static void twheel_tick_idle_cpu_base_no_wakeups(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, &p[i], 0, p[i].want), 0);
 	}
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 4, TWK_TIMEOUT_MS));
-	wa = twk_cpu_stats(w, a).wakeups;
+	wa = twk_cpu_stat(w, a, wakeups);
 	KUNIT_EXPECT_GE(test, wa, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).wakeups, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 4ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, wakeups), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 4ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, pending), 0ULL);
 	/* A's base may still wake once for the last expiry; then it sleeps. */
 	ret = read_poll_timeout(twk_cpu_wakeups, wk, wk > wa + 1, 2000,
 				100 * USEC_PER_MSEC, false, w, a);
 	KUNIT_EXPECT_EQ(test, ret, -ETIMEDOUT);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).wakeups, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, wakeups), 0ULL);
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), i < 4 ? 0 : 1);
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
@@ -194,28 +194,28 @@ static void twheel_timer_modify_other_cpu_picks_base_by_flags(struct kunit *test
 
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, p, 0,
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 1ULL);
 	/* Still far out, so that it cannot have fired when we look. */
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 1,
 					 ktime_get() + 20 * NSEC_PER_SEC), 1);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on).pending, 1ULL);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on == a ? b : a).pending, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, mp->moves ? 1ULL : 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, on, pending), 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, on == a ? b : a, pending), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, migrated), mp->moves ? 1ULL : 0ULL);
 	/* Brought near from B again: the same rule keeps it on @on. */
 	p->want = ktime_get() + 5 * tick;
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 1, p->want), 1);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p->data, (u64)on);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on).fired, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, on, fired), 1ULL);
 	KUNIT_EXPECT_GE(test, p->fired_at, p->want);
 
 	/* Idle now: armed from B. */
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p->timer), 0);
 	KUNIT_ASSERT_EQ(test, twk_on_cpu(test, b, p, 0,
 					 ktime_get() + 10 * NSEC_PER_SEC), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, on2).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, on2, pending), 1ULL);
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, a, p, 3, 0), 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&p->fires), 1);
 	KUNIT_EXPECT_FALSE(test, twheel_tick_armed(w));
 }
@@ -282,8 +282,8 @@ static int twk_mig_helper(void *data)
 	m->p->want = ktime_get() + 2 * (ktime_t)m->p->ctx->tick_ns;
 	m->ret = twheel_timer_modify(&m->p->timer, m->p->want, 0,
 				     TWHEEL_MODE_ABS);
-	m->pend_a = twk_cpu_stats(m->p->ctx->wheel, m->a).pending;
-	m->pend_b = twk_cpu_stats(m->p->ctx->wheel, m->b).pending;
+	m->pend_a = twk_cpu_stat(m->p->ctx->wheel, m->a, pending);
+	m->pend_b = twk_cpu_stat(m->p->ctx->wheel, m->b, pending);
 	atomic_set(&m->acted, 1);
 	complete(&m->done);
 	twk_idle_until_stop();
@@ -331,8 +331,8 @@ static void twheel_timer_modify_running_callback_stays_on_base(struct kunit *tes
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->p->fires), 2);
 	KUNIT_EXPECT_EQ(test, atomic_read(&m->overlap), 0);
 	KUNIT_EXPECT_EQ(test, m->p->data, (u64)a);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).fired, 2ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, fired), 2ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, migrated), 0ULL);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 }
 
@@ -686,7 +686,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		atomic_set(&r->left, 2);
 		init_completion(&r->done);
 		st0 = twk_stats(w);
-		moved0 = twk_cpu_stats(w, a).migrated;
+		moved0 = twk_cpu_stat(w, a, migrated);
 		KUNIT_ASSERT_EQ(test, twk_on_cpu(test, a, r->p, 0,
 						 ktime_get() + 10 * NSEC_PER_SEC), 0);
 		twk_thread_create(test, th, 2 * k, a, twk_win_a, r);
@@ -712,10 +712,10 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, st.pending, 1ULL);
 			/* A's modify was the later one */
 			if (r->in_window)
-				KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).pending, 1ULL);
+				KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, pending), 1ULL);
 			KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
 		}
-		KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 		KUNIT_EXPECT_EQ(test, st.armed - st0.armed, 1ULL);
 		/*
 		 * A's take linked the timer on B's base first, then moved it,
@@ -723,7 +723,7 @@ static void twheel_timer_ops_link_timer_in_transit(struct kunit *test)
 		 * timer, it would have been moved in transit and counted not.
 		 */
 		if (r->op == 4 && r->in_window)
-			KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, a).migrated - moved0, 1ULL);
+			KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, a, migrated) - moved0, 1ULL);
 		if (r->in_window)
 			break;
 		msleep(100);
@@ -820,7 +820,7 @@ static void twheel_create_flags_callback_concurrency(struct kunit *test)
 	if (sp->flags & TWHEEL_CREATE_SINGLE_BASE) {
 		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&ctx->errors), 0,
 				    "callbacks of a single-base instance overlapped");
-		KUNIT_EXPECT_EQ(test, twk_stats(w).bases, 1ULL);
+		KUNIT_EXPECT_EQ(test, twk_stat(w, bases), 1ULL);
 	} else {
 		KUNIT_EXPECT_GT_MSG(test, atomic_read(&ctx->errors), 0,
 				    "callbacks on two CPUs' bases never overlapped");
@@ -874,7 +874,7 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	 * goes on with the rest as it does for any that fire before B goes.
 	 */
 	if (p[0].want - ktime_get() > 100 * (ktime_t)TWK_MS)
-		KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, (u64)nr + 1);
+		KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, pending), (u64)nr + 1);
 	else
 		kunit_info(test, "arming took %lld ms: near timers may have fired\n",
 			   div_s64(ktime_get() - t0, TWK_MS));
@@ -882,11 +882,11 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	ret = remove_cpu(b);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "remove_cpu(%u)", b);
 	t_off = ktime_get();
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, pending), 0ULL);
 	/* At least the far ones moved; the near ones, unless they fired. */
-	KUNIT_EXPECT_GE(test, twk_stats(w).migrated, (u64)TWK_HP_FAR);
+	KUNIT_EXPECT_GE(test, twk_stat(w, migrated), (u64)TWK_HP_FAR);
 	kunit_info(test, "cpu%u offline: %llu timers moved, %d fired before\n",
-		   b, twk_stats(w).migrated, atomic_read(&ctx->fired));
+		   b, twk_stat(w, migrated), atomic_read(&ctx->fired));
 
 	KUNIT_EXPECT_TRUE(test, twk_wait_fired(ctx, TWK_HP_NEAR, TWK_TIMEOUT_MS));
 	for (i = 0; i < TWK_HP_NEAR; i++)
@@ -912,11 +912,11 @@ static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
 	 */
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, &p[nr + 1], 1,
 					 ktime_get() + 10 * (ktime_t)NSEC_PER_SEC), 1);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, pending), 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[nr + 1].timer), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->fired), TWK_HP_NEAR + 1);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 }
 #else
 static void twheel_cpu_offline_moves_pending_timers(struct kunit *test)
@@ -1017,7 +1017,7 @@ static void twheel_batch_begin_locks_base_of_its_cpu(struct kunit *test)
 	kunit_info(test, "run on cpu%u locked base %u\n", r->cpu, r->index);
 	KUNIT_EXPECT_EQ(test, r->ret, 0);
 	KUNIT_EXPECT_EQ(test, r->index, r->cpu);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, r->cpu).pending, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, r->cpu, pending), 1ULL);
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&r->p->timer), 1);
 }
 #else
@@ -1211,16 +1211,16 @@ static void twheel_create_bases_for_online_cpus_only(struct kunit *test)
 	kunit_info(test, "cpu%u offline: %llu bases for %u online and %u possible CPUs\n",
 		   b, st.bases, online, num_possible_cpus());
 	KUNIT_EXPECT_EQ(test, st.bases, (u64)online);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).bases, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, bases), 0ULL);
 	ret = add_cpu(b);
 	KUNIT_ASSERT_EQ_MSG(test, ret, 0, "add_cpu(%u)", b);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).bases, (u64)online + 1);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).bases, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, bases), (u64)online + 1);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, bases), 1ULL);
 
 	p = twk_probes(test, ctx, w, 1, twk_cb_cpu);
 	p->want = ktime_get() + 3 * TWK_MS;
 	KUNIT_EXPECT_EQ(test, twk_on_cpu(test, b, p, 0, p->want), 0);
-	KUNIT_EXPECT_EQ(test, twk_cpu_stats(w, b).armed, 1ULL);
+	KUNIT_EXPECT_EQ(test, twk_cpu_stat(w, b, armed), 1ULL);
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, p->data, (u64)b);
 	KUNIT_EXPECT_GE(test, p->fired_at, p->want);

@@ -89,7 +89,7 @@ struct twheel_stats twk_stats(struct twheel *w)
 
 u64 twk_wakeups(struct twheel *w)
 {
-	return twk_stats(w).wakeups;
+	return twk_stat(w, wakeups);
 }
 
 /*
@@ -318,6 +318,14 @@ struct twheel_stats twk_cpu_stats(struct twheel *w, unsigned int cpu)
 	if (twheel_get_cpu_stats(w, cpu, &st))
 		memset(&st, 0xff, sizeof(st));
 	return st;
+}
+
+u64 twk_stat_at(struct twheel *w, int cpu, size_t off)
+{
+	struct twheel_stats st;
+
+	st = cpu < 0 ? twk_stats(w) : twk_cpu_stats(w, cpu);
+	return *(u64 *)((char *)&st + off);
 }
 
 /* A timer armed with twk_on_cpu(): what to do and what it returned. */

@@ -42,6 +42,7 @@
 #include <linux/completion.h>
 #include <linux/ktime.h>
 #include <linux/prandom.h>
+#include <linux/stddef.h>
 #include <linux/twheel.h>
 #include <linux/wait.h>
 
@@ -153,6 +154,18 @@ unsigned long twk_wait_done(struct completion *done, unsigned int ms);
 struct twheel_stats twk_stats(struct twheel *w);
 u64 twk_wakeups(struct twheel *w);
 struct twheel_stats twk_cpu_stats(struct twheel *w, unsigned int cpu);
+u64 twk_stat_at(struct twheel *w, int cpu, size_t off);
+/*
+ * One counter of twheel_get_stats() (of one CPU's base): the accessors
+ * return a u64 rather than the structure, since a case that reads several
+ * counters would otherwise keep a copy of the whole structure on its
+ * stack for each read (KASAN does not share the slots) and overflow the
+ * 1 KiB frame limit.
+ */
+#define twk_stat(w, field)						\
+	twk_stat_at(w, -1, offsetof(struct twheel_stats, field))
+#define twk_cpu_stat(w, cpu, field)					\
+	twk_stat_at(w, cpu, offsetof(struct twheel_stats, field))
 void twk_expect_each_fired_once(struct kunit *test, struct twk_ctx *ctx,
 				const struct twk_probe *p, const int *ret,
 				int nr);

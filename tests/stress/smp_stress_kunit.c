@@ -175,12 +175,12 @@ static void twheel_timer_start_cross_cpu_model_check(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
 	KUNIT_EXPECT_GT(test, cancelled, 0U);
 	for_each_online_cpu(cpu)
-		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_stats(w, cpu).fired, (u64)fired_on[cpu],
+		KUNIT_EXPECT_EQ_MSG(test, twk_cpu_stat(w, cpu, fired), (u64)fired_on[cpu],
 				    "cpu%u", cpu);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).migrated, 0ULL);
-	KUNIT_EXPECT_EQ(test, twk_stats(w).pending, 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, migrated), 0ULL);
+	KUNIT_EXPECT_EQ(test, twk_stat(w, pending), 0ULL);
 	kunit_info(test, "%u CPUs: %u timers, %u cancelled from another CPU, %llu wakeups\n",
-		   n, n * TWK_XC_TIMERS, cancelled, twk_stats(w).wakeups);
+		   n, n * TWK_XC_TIMERS, cancelled, twk_stat(w, wakeups));
 }
 
 /**

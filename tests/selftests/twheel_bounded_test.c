@@ -169,7 +169,7 @@ TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
 	struct twheel_batch_op *ops;
 	long long moves_arm, moves;
 	unsigned long armed = 0, seen = 0, early = 0;
-	uint64_t handle, deadline;
+	uint64_t handle, deadline, last = 0;
 	struct probe probe = { 0 };
 	bool full = false;
 
@@ -194,12 +194,18 @@ TEST_F_TIMEOUT(bounded, one_upper_slot, 300)
 				break;
 			}
 			ASSERT_EQ(0, op_res(&ops[i]));
+			last = ops[i].handle;
 			armed++;
 		}
 		if (done < n)
 			full = true;
 	}
 	free(ops);
+	/* At the per-user limit: make room for the ARM after the block start. */
+	if (full && armed) {
+		test_ioctl_cancel(self->fd, last, NULL);
+		armed--;
+	}
 	TH_LOG("%lu timers armed, the last %.1f s before the window",
 	       armed, (double)(t0 - now_ns()) / NSEC_PER_SEC);
 	ASSERT_LE(AT_LEAST, armed);

@@ -129,6 +129,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/twheel.h>
@@ -629,6 +630,59 @@ static enum twheel_mode twheel_spec_mode(const struct twheel_timer_spec *spec)
 }
 
 /*
+ * Time namespaces: absolute times cross the ABI in the caller's clock, as
+ * timerfd's and POSIX timers' do, and the wheel keeps the host's.  The
+ * offset is the namespace's of the task making the call: a file passed to
+ * a task of another namespace gives each its own clock.
+ * timens_ktime_to_host() cannot be used here: it is an inline over
+ * do_timens_ktime_to_host() and init_time_ns, which 6.1 and 6.12 do not
+ * export to modules.  The offsets themselves are reachable, as the
+ * timens_add_monotonic() inline reads them, and fixed once a task has
+ * entered the namespace.
+ */
+static ktime_t twheel_timens_offset(void)
+{
+#ifdef CONFIG_TIME_NS
+	return timespec64_to_ktime(current->nsproxy->time_ns->offsets.monotonic);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A time of the caller's clock as the host's.  One before the host's zero
+ * is already due (0), as do_timens_ktime_to_host() has it; @t is at most
+ * KTIME_MAX and the offset at most KTIME_SEC_MAX seconds either way, so
+ * neither sum wraps.
+ */
+static ktime_t twheel_time_to_host(u64 t, ktime_t off)
+{
+	if (off >= 0)
+		return t < off ? 0 : t - off;
+	return t > KTIME_MAX + off ? KTIME_MAX : t - off;
+}
+
+/*
+ * A host time in the caller's clock.  Only a time before the namespace's
+ * zero, which its clock never reads (the kernel refuses offsets that would
+ * make it negative), saturates: at 0.
+ */
+static u64 twheel_time_to_user(ktime_t t, ktime_t off)
+{
+	if (off < 0)
+		return t < -off ? 0 : t + off;
+	return t > KTIME_MAX - off ? KTIME_MAX : t + off;
+}
+
+/* The expiry of @spec as the facility takes it: host time if absolute. */
+static ktime_t twheel_spec_expires(const struct twheel_timer_spec *spec)
+{
+	if (!(spec->flags & TWHEEL_ARM_ABS))
+		return spec->expires;
+	return twheel_time_to_host(spec->expires, twheel_timens_offset());
+}
+
+/*
  * The side array of a chunk is allocated with its first periodic timer,
  * before the timer is stopped, so that twheel_ut_set() cannot fail.
  */
@@ -702,8 +756,8 @@ static int twheel_do_arm(struct twheel_ctx *ctx,
 	ret = twheel_ut_prepare(ut, spec);
 	if (!ret) {
 		twheel_ut_set(ut, spec);
-		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
-					 twheel_spec_mode(spec));
+		ret = twheel_timer_start(&ut->timer, twheel_spec_expires(spec),
+					 spec->slack, twheel_spec_mode(spec));
 	}
 	if (ret) {
 		twheel_ut_free(ctx, ut);
@@ -726,8 +780,8 @@ static int twheel_do_modify(struct twheel_ctx *ctx, struct twheel_utimer *ut,
 	twheel_withdraw_event(ctx, ut);
 	/* ...then no callback runs and nothing else touches it. */
 	twheel_ut_set(ut, spec);
-	return twheel_timer_start(&ut->timer, spec->expires, spec->slack,
-				  twheel_spec_mode(spec));
+	return twheel_timer_start(&ut->timer, twheel_spec_expires(spec),
+				  spec->slack, twheel_spec_mode(spec));
 }
 
 /*
@@ -928,7 +982,8 @@ static int twheel_ioctl_query(struct twheel_ucmd *ucmd)
 		ktime_t now = ktime_get();
 
 		cmd->out_state |= TWHEEL_QUERY_PENDING;
-		cmd->out_expires = expires;
+		cmd->out_expires = twheel_time_to_user(expires,
+						       twheel_timens_offset());
 		cmd->out_remaining = expires > now ? expires - now : 0;
 	}
 	return twheel_ucmd_respond(ucmd, sizeof(*cmd));
@@ -1027,7 +1082,7 @@ static enum twheel_rec_state twheel_batch_one(struct twheel_batch_lock *bl,
 	if (run->ops[i].op == TWHEEL_OP_ARM) {
 		/* a new timer, on no base yet: twheel_batch_arm() places it */
 		twheel_ut_set(ut, spec);
-		if (twheel_batch_arm(bl, &ut->timer, spec->expires,
+		if (twheel_batch_arm(bl, &ut->timer, twheel_spec_expires(spec),
 				     spec->slack, twheel_spec_mode(spec)))
 			return TWHEEL_REC_SLOW;
 		return TWHEEL_REC_DONE;
@@ -1040,8 +1095,8 @@ static enum twheel_rec_state twheel_batch_one(struct twheel_batch_lock *bl,
 		return TWHEEL_REC_STOPPED;
 	}
 	if (READ_ONCE(ut->queued) ||
-	    twheel_batch_modify(bl, &ut->timer, spec->expires, spec->slack,
-				twheel_spec_mode(spec)) < 0)
+	    twheel_batch_modify(bl, &ut->timer, twheel_spec_expires(spec),
+				spec->slack, twheel_spec_mode(spec)) < 0)
 		return TWHEEL_REC_SLOW;
 	/* read by the callback, which cannot run yet */
 	twheel_ut_set(ut, spec);
@@ -1111,8 +1166,8 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	}
 	switch (run->ops[i].op) {
 	case TWHEEL_OP_ARM:
-		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
-					 twheel_spec_mode(spec));
+		ret = twheel_timer_start(&ut->timer, twheel_spec_expires(spec),
+					 spec->slack, twheel_spec_mode(spec));
 		if (ret) {
 			twheel_ut_free(ctx, ut);
 			twheel_uncharge(ctx, 1);
@@ -1590,6 +1645,27 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 	spin_unlock_bh(&ctx->lock);
 }
 
+/*
+ * Events leave in the reader's clock: @evs, host times, converted for the
+ * copy (@to_user) and back if it failed.  Back is exact but for a time
+ * before the namespace's zero, which the reader could not be given anyway.
+ */
+static void twheel_events_convert(struct twheel_event *evs, unsigned int n,
+				  ktime_t off, bool to_user)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (to_user) {
+			evs[i].expires = twheel_time_to_user(evs[i].expires, off);
+			evs[i].fired = twheel_time_to_user(evs[i].fired, off);
+		} else {
+			evs[i].expires = twheel_time_to_host(evs[i].expires, off);
+			evs[i].fired = twheel_time_to_host(evs[i].fired, off);
+		}
+	}
+}
+
 static bool twheel_has_events(struct twheel_ctx *ctx)
 {
 	return READ_ONCE(ctx->ready_head);
@@ -1610,6 +1686,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 	struct twheel_event *evs = ctx->revs;
 	struct twheel_utimer **uts = ctx->ruts;
 	u32 *seqs = ctx->rseqs;
+	ktime_t off = twheel_timens_offset();
 	ssize_t done = 0;
 	int ret;
 
@@ -1653,7 +1730,11 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 			mutex_unlock(&ctx->mutex);
 			if (!n)
 				break;
+			if (off)
+				twheel_events_convert(evs, n, off, true);
 			left = copy_to_user(buf + done, evs, n * sizeof(*evs));
+			if (left && off)
+				twheel_events_convert(evs, n, off, false);
 			/* not killable: the events taken must go somewhere */
 			mutex_lock(&ctx->mutex);
 			if (left)

@@ -25,9 +25,16 @@
  * taken from another file gets ENOENT too (but for a 2^-32 chance of naming
  * this file's own timer).  Handle 0 is never valid.
  *
- * Times are nanoseconds of CLOCK_MONOTONIC.  A timer never fires before its
- * expiry.  Expirations are read() from the file as arrays of struct
- * twheel_event; poll() and epoll report EPOLLIN while events wait.
+ * Times are nanoseconds of CLOCK_MONOTONIC as the calling task reads it:
+ * in a time namespace (CLONE_NEWTIME), with that namespace's offset, as
+ * timerfd and POSIX timers take them.  Every absolute time is converted
+ * at the call with the caller's namespace: an expiry armed with
+ * TWHEEL_ARM_ABS, and the times an event or TWHEEL_IOC_QUERY report.  So
+ * tasks of different namespaces that share a file each see their own
+ * clock.  Relative times and periods need no conversion.  A timer never
+ * fires before its expiry.  Expirations are read() from the file as arrays
+ * of struct twheel_event; poll() and epoll report EPOLLIN while events
+ * wait.
  *
  * A one-shot timer ends when its event is read: its handle is released
  * from the moment a read() takes the event (if read() cannot copy it out,
@@ -154,7 +161,8 @@ struct twheel_api {
  * @flags: TWHEEL_ARM_ABS or 0
  * @__reserved: must be 0
  * @expires: first expiry in ns: a delay from now, or with TWHEEL_ARM_ABS a
- *	CLOCK_MONOTONIC time; at most 2^63 - 1
+ *	CLOCK_MONOTONIC time of the caller's time namespace; at most
+ *	2^63 - 1.  One before the host's boot is due at once
  * @period: 0 for a one-shot timer, else the period in ns (>= 1 tick)
  * @slack: how much later than each expiry the timer may fire, in ns; the
  *	kernel uses it to place timers on fewer ticks
@@ -249,7 +257,8 @@ struct twheel_cancel {
  * @out_state: TWHEEL_QUERY_* bits
  * @__reserved: must be 0
  * @out_remaining: ns until the next expiry, 0 if due or not pending
- * @out_expires: the next expiry (CLOCK_MONOTONIC ns), if pending
+ * @out_expires: the next expiry (CLOCK_MONOTONIC ns of the caller's time
+ *	namespace), if pending
  * @out_period: the period, 0 for a one-shot timer
  * @out_cookie: the cookie
  *
@@ -340,8 +349,10 @@ struct twheel_batch {
  * struct twheel_event - one expiration, as read() from the file
  * @handle: the timer
  * @cookie: its cookie
- * @expires: the expiry that fired (CLOCK_MONOTONIC ns)
- * @fired: when the kernel fired it; never less than @expires
+ * @expires: the expiry that fired (CLOCK_MONOTONIC ns of the reader's
+ *	time namespace)
+ * @fired: when the kernel fired it, in the same clock; never less than
+ *	@expires
  * @overrun: periodic timers: further expirations that happened before this
  *	event was read (they are merged into it); 0 for one-shot timers
  * @flags: TWHEEL_EVENT_* bits

@@ -18,6 +18,8 @@ enum twheel_engine;
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 			 enum twheel_engine engine);
 void twheel_facility_exit(void);
+struct twheel *twheel_create_named(const struct twheel_attr *attr,
+				   const char *name);
 
 struct twheel_timer;
 

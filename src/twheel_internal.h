@@ -80,7 +80,8 @@ static inline int twheel_batch_take(struct twheel_batch_lock *bl,
 	return __twheel_batch_take(bl, timer);
 }
 
-int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
+int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user,
+		    unsigned int max_instances, const struct twheel_attr *dflt);
 void twheel_dev_exit(void);
 
 /*

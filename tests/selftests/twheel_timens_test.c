@@ -225,17 +225,59 @@ static void child_query(void)
 	      (unsigned long long)t1);
 }
 
-/* The host's CLOCK_MONOTONIC in whole seconds. */
-static long host_seconds(void)
+/*
+ * A CLOCK_BOOTTIME file (TWHEEL_IOC_SETUP) takes and gives its times with
+ * the namespace's boottime offset, which differs from the monotonic one.
+ */
+static void child_boottime(void)
+{
+	struct twheel_event ev;
+	struct twheel_query q;
+	uint64_t t0, t1, deadline, h;
+	int fd = open_dev(), ret;
+	struct twheel_api api;
+
+	ret = _test_ioctl_api(fd, &api);
+	CHECK(!ret, "api: %d", ret);
+	if (!(api.out_features & TWHEEL_FEATURE_SETUP)) {
+		fprintf(stderr, "# no TWHEEL_FEATURE_SETUP: not checked\n");
+		return;
+	}
+	ret = _test_ioctl_setup(fd, CLOCK_BOOTTIME, 0);
+	CHECK(!ret, "setup: %d", ret);
+	t0 = clock_ns(CLOCK_BOOTTIME);
+	deadline = t0 + DELAY_NS;
+	ret = _test_ioctl_arm(fd, TWHEEL_ARM_ABS, deadline, 0, 0, 9, &h);
+	CHECK(!ret, "arm: %d", ret);
+	ret = _test_ioctl_query(fd, h, &q);
+	CHECK(!ret, "query: %d", ret);
+	CHECK(q.out_expires == deadline, "out_expires %llu, armed for %llu",
+	      (unsigned long long)q.out_expires, (unsigned long long)deadline);
+	read_one(fd, &ev, now_ns() - DELAY_NS);
+	t1 = clock_ns(CLOCK_BOOTTIME);
+	check_event(&ev, deadline, t1);
+	CHECK(ev.expires == deadline, "expires %llu, armed for %llu",
+	      (unsigned long long)ev.expires, (unsigned long long)deadline);
+
+	t0 = clock_ns(CLOCK_BOOTTIME);
+	ret = _test_ioctl_arm(fd, 0, DELAY_NS, 0, 0, 10, NULL);
+	CHECK(!ret, "arm: %d", ret);
+	read_one(fd, &ev, now_ns());
+	check_event(&ev, t0 + DELAY_NS, clock_ns(CLOCK_BOOTTIME));
+}
+
+/* The host's @clock in whole seconds. */
+static long host_seconds(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return ts.tv_sec;
 }
 
 FIXTURE(timens) {
 	long offset_s;
+	long boot_offset_s;
 	/* why the tests skip, set by the setup */
 	const char *skip;
 };
@@ -259,7 +301,7 @@ FIXTURE_VARIANT_ADD(timens, behind) {
  */
 FIXTURE_SETUP(timens)
 {
-	char buf[64];
+	char buf[96];
 	int fd, len;
 
 	if (unshare(CLONE_NEWTIME)) {
@@ -267,25 +309,29 @@ FIXTURE_SETUP(timens)
 			self->skip = "the kernel has no time namespaces";
 		else if (errno == EPERM)
 			self->skip = "unshare(CLONE_NEWTIME) needs CAP_SYS_ADMIN";
-		ASSERT_NE(NULL, self->skip) TH_LOG("unshare: %s", strerror(errno));
+		ASSERT_TRUE(self->skip) TH_LOG("unshare: %s", strerror(errno));
 		return;
 	}
 	if (variant->ahead) {
 		self->offset_s = TIMENS_AHEAD_S;
+		self->boot_offset_s = 2 * TIMENS_AHEAD_S;
 	} else {
 		/*
 		 * As far behind as the kernel lets it go, nearly: the
-		 * namespace's clock may not be negative.
+		 * namespace's clock may not be negative.  Boottime half as
+		 * far, to tell the offsets apart.
 		 */
-		self->offset_s = -(host_seconds() - 1);
-		if (self->offset_s > -2) {
+		self->offset_s = -(host_seconds(CLOCK_MONOTONIC) - 1);
+		self->boot_offset_s = -(host_seconds(CLOCK_BOOTTIME) / 2);
+		if (self->offset_s > -4) {
 			self->skip = "the host's clock is too young for a negative offset";
 			return;
 		}
 	}
 	fd = open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd) TH_LOG("open timens_offsets: %s", strerror(errno));
-	len = snprintf(buf, sizeof(buf), "monotonic %ld 0\n", self->offset_s);
+	len = snprintf(buf, sizeof(buf), "monotonic %ld 0\nboottime %ld 0\n",
+		       self->offset_s, self->boot_offset_s);
 	ASSERT_EQ(len, write(fd, buf, len))
 		TH_LOG("write '%s': %s", buf, strerror(errno));
 	close(fd);
@@ -346,6 +392,11 @@ TEST_F(timens, periodic_abs)
 TEST_F(timens, query)
 {
 	in_timens(_metadata, self->skip, child_query);
+}
+
+TEST_F(timens, boottime)
+{
+	in_timens(_metadata, self->skip, child_boottime);
 }
 
 /*

@@ -19,7 +19,8 @@
 #include "libtwheel.h"
 
 /* The ABI fixes these sizes for 32 and 64-bit callers alike. */
-static_assert(sizeof(struct twheel_api) == 64, "struct twheel_api");
+static_assert(sizeof(struct twheel_api) == 72, "struct twheel_api");
+static_assert(sizeof(struct twheel_setup) == 24, "struct twheel_setup");
 static_assert(sizeof(struct twheel_timer_spec) == 40, "struct twheel_timer_spec");
 static_assert(sizeof(struct twheel_arm) == 56, "struct twheel_arm");
 static_assert(sizeof(struct twheel_modify) == 56, "struct twheel_modify");
@@ -105,6 +106,30 @@ const char *libtwheel_strerror(int err)
 	if (err == EPROTO)
 		return "twheel module of another ABI version than libtwheel's (2)";
 	return strerror(err);
+}
+
+int libtwheel_setup(int fd, clockid_t clockid, uint64_t tick_ns)
+{
+	struct twheel_setup st = {
+		.size = sizeof(st),
+		.clockid = (__u32)clockid,
+		.tick_ns = tick_ns,
+	};
+	long ret;
+
+	if (clockid < 0)
+		return -EINVAL;
+	ret = libtwheel_ioctl(fd, TWHEEL_IOC_SETUP, &st);
+	return ret < 0 ? ret : 0;
+}
+
+uint64_t libtwheel_clock_now(clockid_t clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t libtwheel_now(void)

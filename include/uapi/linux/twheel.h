@@ -62,7 +62,8 @@
  *    TWHEEL_ABI_VERSION)
  *  - EINVAL: @size smaller than the first version of the structure,
  *    unknown flag bit or operation, non-zero reserved field, negative
- *    expiry, period or slack out of range, read() buffer smaller than one
+ *    expiry, period or slack out of range, a clock or tick that
+ *    TWHEEL_IOC_SETUP does not offer, read() buffer smaller than one
  *    event
  *  - E2BIG: non-zero bytes beyond the structure the kernel knows, a @size
  *    or @op_size above TWHEEL_STRUCT_SIZE_MAX, or a batch count above
@@ -72,7 +73,9 @@
  *    be written, except arming, which cancels the new timer because its
  *    handle would be lost
  *  - ENOENT: no timer with this handle in this file
- *  - ENOSPC: the per-file or per-user limit of timers is reached
+ *  - ENOSPC: the per-file or per-user limit of timers is reached, or
+ *    (TWHEEL_IOC_SETUP) the limit of wheel instances
+ *  - EBUSY: TWHEEL_IOC_SETUP on a file that has a timer
  *  - ENOMEM: the kernel ran out of memory; the file is unchanged
  *  - EAGAIN: read() on an O_NONBLOCK file with no event waiting
  *  - EINTR: a blocking read() was interrupted by a signal before any
@@ -105,6 +108,7 @@ enum {
 	TWHEEL_CMD_CANCEL,
 	TWHEEL_CMD_QUERY,
 	TWHEEL_CMD_BATCH,
+	TWHEEL_CMD_SETUP,
 };
 
 /* Feature bits reported by TWHEEL_IOC_API. */
@@ -117,6 +121,8 @@ enum {
 #define TWHEEL_FEATURE_ENGINE_SCHEME6	(1ULL << 5)	/* pure hashed wheel */
 #define TWHEEL_FEATURE_ENGINE_LAWN	(1ULL << 6)	/* Timer Lawn */
 #define TWHEEL_FEATURE_ENGINE_MASK	(7ULL << 4)
+/* TWHEEL_IOC_SETUP, and out_clockid and out_max_instances of the API */
+#define TWHEEL_FEATURE_SETUP	(1ULL << 7)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)
@@ -134,9 +140,14 @@ enum {
  * @out_max_timers_per_user: limit of live timers per user over all files,
  *	in effect (the module parameter, or when that is 0 the default sized
  *	from RAM); never 0
+ * @out_clockid: the clock of the file's timers, CLOCK_MONOTONIC unless
+ *	TWHEEL_IOC_SETUP chose CLOCK_BOOTTIME (TWHEEL_FEATURE_SETUP)
+ * @out_max_instances: most wheels of other clocks and ticks than the
+ *	default's that files may use at once (TWHEEL_FEATURE_SETUP)
  *
  * The handshake: programs check @out_abi_version and @out_features before
- * use.
+ * use.  @out_tick_ns and @out_clockid are the file's: the module's
+ * default, or what TWHEEL_IOC_SETUP chose.
  */
 struct twheel_api {
 	__u32 size;
@@ -151,6 +162,41 @@ struct twheel_api {
 	__u32 __reserved;
 	__aligned_u64 out_max_timers_per_fd;
 	__aligned_u64 out_max_timers_per_user;
+	__u32 out_clockid;
+	__u32 out_max_instances;
+};
+
+/**
+ * struct twheel_setup - ioctl(TWHEEL_IOC_SETUP)
+ * @size: sizeof(struct twheel_setup)
+ * @flags: must be 0
+ * @clockid: CLOCK_MONOTONIC, or CLOCK_BOOTTIME, which goes on counting
+ *	while the system is suspended; any other clock is EINVAL
+ * @__reserved: must be 0
+ * @tick_ns: the tick of the file's wheel in ns: 0 for the module's
+ *	(tick_ns parameter), else from 1000 (1 us) to 1000000000 (1 s), else
+ *	EINVAL
+ *
+ * Chooses the clock and the tick of the file's timers, before it has any:
+ * EBUSY once a timer exists (armed and not yet cancelled or read).  It
+ * may be called again while the file has no timer.  Every time of the
+ * file is then of @clockid (as the caller's time namespace reads it):
+ * absolute expiries, events, TWHEEL_IOC_QUERY.  Expiries are rounded up
+ * to the end of a tick, as with the default wheel, and a period must be
+ * at least one tick.
+ *
+ * Files that choose the same clock and tick share one wheel, created for
+ * the first and freed with the last; CLOCK_MONOTONIC at the module's tick
+ * is the default wheel, which is never counted.  At most
+ * out_max_instances other wheels exist at once (module parameter
+ * max_instances): a file that would need one more gets ENOSPC.
+ */
+struct twheel_setup {
+	__u32 size;
+	__u32 flags;
+	__u32 clockid;
+	__u32 __reserved;
+	__aligned_u64 tick_ns;
 };
 
 /* struct twheel_timer_spec flags */
@@ -380,5 +426,6 @@ struct twheel_event {
 #define TWHEEL_IOC_CANCEL	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_CANCEL)
 #define TWHEEL_IOC_QUERY	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_QUERY)
 #define TWHEEL_IOC_BATCH	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_BATCH)
+#define TWHEEL_IOC_SETUP	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_SETUP)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

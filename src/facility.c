@@ -1018,6 +1018,18 @@ struct twheel *twheel_create_attr(const struct twheel_attr *attr)
 }
 EXPORT_SYMBOL_GPL(twheel_create_attr);
 
+/* The clock the bases' hrtimers run on, for KUnit: -1 for none. */
+clockid_t twheel_tick_clockid(struct twheel *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_bases; i++)
+		if (w->bases[i])
+			return w->bases[i]->tick.base->clockid;
+	return -1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_tick_clockid);
+
 /**
  * twheel_create() - create a wheel instance
  * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX

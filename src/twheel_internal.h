@@ -20,6 +20,7 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 void twheel_facility_exit(void);
 struct twheel *twheel_create_named(const struct twheel_attr *attr,
 				   const char *name);
+clockid_t twheel_tick_clockid(struct twheel *w);
 
 struct twheel_timer;
 

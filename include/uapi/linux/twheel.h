@@ -25,7 +25,8 @@
  * taken from another file gets ENOENT too (but for a 2^-32 chance of naming
  * this file's own timer).  Handle 0 is never valid.
  *
- * Times are nanoseconds of CLOCK_MONOTONIC as the calling task reads it:
+ * Times are nanoseconds of the file's clock, CLOCK_MONOTONIC unless
+ * TWHEEL_IOC_SETUP chose CLOCK_BOOTTIME, as the calling task reads it:
  * in a time namespace (CLONE_NEWTIME), with that namespace's offset, as
  * timerfd and POSIX timers take them.  Every absolute time is converted
  * at the call with the caller's namespace: an expiry armed with

@@ -131,6 +131,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
+#include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/twheel.h>
@@ -145,6 +146,33 @@
 
 static unsigned long twheel_max_timers_per_fd;
 static unsigned long twheel_max_timers_per_user;
+
+/**
+ * struct twheel_inst - a wheel of the device other than the default one
+ * @node:    link in twheel_insts
+ * @wheel:   the instance, one base per possible CPU like the default's
+ * @clockid: its clock
+ * @tick_ns: its tick
+ * @users:   files whose timers run on it
+ *
+ * Files that chose the same clock and tick with TWHEEL_IOC_SETUP share
+ * one; it is created for the first and destroyed with the last.  All of
+ * it is under twheel_insts_mutex.
+ */
+struct twheel_inst {
+	struct list_head node;
+	struct twheel *wheel;
+	clockid_t clockid;
+	u64 tick_ns;
+	unsigned int users;
+};
+
+static LIST_HEAD(twheel_insts);
+static DEFINE_MUTEX(twheel_insts_mutex);
+static unsigned int twheel_nr_insts;
+static unsigned int twheel_max_insts;
+/* The default wheel's parameters: the others differ in clock or tick. */
+static struct twheel_attr twheel_dflt;
 
 /**
  * struct twheel_user - timers of one user over all of its files
@@ -212,6 +240,8 @@ struct twheel_batch_run {
  * @count:    live timers
  * @wheel:    the wheel the timers run on
  * @tick_ns:  its tick length
+ * @clockid:  its clock
+ * @inst:     the shared instance @wheel is, NULL for the default wheel
  * @user:     the opener, charged for every timer of the file
  * @batch:    a batch's run of records: part of the file, so that a batch
  *            of MODIFY and CANCEL records allocates nothing
@@ -236,6 +266,8 @@ struct twheel_ctx {
 	unsigned long count;
 	struct twheel *wheel;
 	u64 tick_ns;
+	clockid_t clockid;
+	struct twheel_inst *inst;
 	struct twheel_user *user;
 	struct twheel_batch_run batch;
 	struct mutex read_mutex;	/* serialises readers */
@@ -640,6 +672,64 @@ static enum twheel_mode twheel_spec_mode(const struct twheel_timer_spec *spec)
 }
 
 /*
+ * Time namespaces: absolute times cross the ABI in the caller's clock, as
+ * timerfd's and POSIX timers' do, and the wheel keeps the host's.  The
+ * offset is the namespace's of the task making the call: a file passed to
+ * a task of another namespace gives each its own clock.
+ * timens_ktime_to_host() cannot be used here: it is an inline over
+ * do_timens_ktime_to_host() and init_time_ns, which 6.1 and 6.12 do not
+ * export to modules.  The offsets themselves are reachable, as the
+ * timens_add_monotonic() inline reads them, and fixed once a task has
+ * entered the namespace.
+ */
+static ktime_t twheel_timens_offset(clockid_t clockid)
+{
+#ifdef CONFIG_TIME_NS
+	struct timens_offsets *o = &current->nsproxy->time_ns->offsets;
+
+	return timespec64_to_ktime(clockid == CLOCK_BOOTTIME ? o->boottime :
+							       o->monotonic);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A time of the caller's clock as the host's.  One before the host's zero
+ * is already due (0), as do_timens_ktime_to_host() has it; @t is at most
+ * KTIME_MAX and the offset at most KTIME_SEC_MAX seconds either way, so
+ * neither sum wraps.
+ */
+static ktime_t twheel_time_to_host(u64 t, ktime_t off)
+{
+	if (off >= 0)
+		return t < off ? 0 : t - off;
+	return t > KTIME_MAX + off ? KTIME_MAX : t - off;
+}
+
+/*
+ * A host time in the caller's clock.  Only a time before the namespace's
+ * zero, which its clock never reads (the kernel refuses offsets that would
+ * make it negative), saturates: at 0.
+ */
+static u64 twheel_time_to_user(ktime_t t, ktime_t off)
+{
+	if (off < 0)
+		return t < -off ? 0 : t + off;
+	return t > KTIME_MAX - off ? KTIME_MAX : t + off;
+}
+
+/* The expiry of @spec as the facility takes it: host time if absolute. */
+static ktime_t twheel_expiry(const struct twheel_ctx *ctx,
+			     const struct twheel_timer_spec *spec)
+{
+	if (!(spec->flags & TWHEEL_ARM_ABS))
+		return spec->expires;
+	return twheel_time_to_host(spec->expires,
+				   twheel_timens_offset(ctx->clockid));
+}
+
+/*
  * The side array of a chunk is allocated with its first periodic timer,
  * before the timer is stopped, so that twheel_ut_set() cannot fail.
  */
@@ -713,8 +803,8 @@ static int twheel_do_arm(struct twheel_ctx *ctx,
 	ret = twheel_ut_prepare(ut, spec);
 	if (!ret) {
 		twheel_ut_set(ut, spec);
-		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
-					 twheel_spec_mode(spec));
+		ret = twheel_timer_start(&ut->timer, twheel_expiry(ctx, spec),
+					 spec->slack, twheel_spec_mode(spec));
 	}
 	if (ret) {
 		twheel_ut_free(ctx, ut);
@@ -737,8 +827,8 @@ static int twheel_do_modify(struct twheel_ctx *ctx, struct twheel_utimer *ut,
 	twheel_withdraw_event(ctx, ut);
 	/* ...then no callback runs and nothing else touches it. */
 	twheel_ut_set(ut, spec);
-	return twheel_timer_start(&ut->timer, spec->expires, spec->slack,
-				  twheel_spec_mode(spec));
+	return twheel_timer_start(&ut->timer, twheel_expiry(ctx, spec),
+				  spec->slack, twheel_spec_mode(spec));
 }
 
 /*
@@ -804,7 +894,8 @@ static void twheel_fill_api(struct twheel_ctx *ctx, u32 *abi, u32 *event_size,
 	*abi = TWHEEL_ABI_VERSION;
 	*event_size = sizeof(struct twheel_event);
 	*features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
-		    TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY;
+		    TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY |
+		    TWHEEL_FEATURE_SETUP;
 	switch (st.engine) {
 	case TWHEEL_ENGINE_SCHEME6:
 		*features |= TWHEEL_FEATURE_ENGINE_SCHEME6;
@@ -820,6 +911,106 @@ static void twheel_fill_api(struct twheel_ctx *ctx, u32 *abi, u32 *event_size,
 	*slots = st.slots;
 }
 
+/*
+ * The instance of @clockid and @tick_ns, shared or new: ENOSPC when there
+ * are max_instances already.
+ */
+static struct twheel_inst *twheel_inst_get(clockid_t clockid, u64 tick_ns)
+{
+	struct twheel_attr attr = twheel_dflt;
+	struct twheel_inst *inst;
+	char name[40];
+
+	mutex_lock(&twheel_insts_mutex);
+	list_for_each_entry(inst, &twheel_insts, node) {
+		if (inst->clockid == clockid && inst->tick_ns == tick_ns) {
+			inst->users++;
+			goto out;
+		}
+	}
+	inst = ERR_PTR(-ENOSPC);
+	if (twheel_nr_insts >= twheel_max_insts)
+		goto out;
+	inst = kzalloc(sizeof(*inst), GFP_KERNEL);
+	if (!inst) {
+		inst = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	attr.clockid = clockid;
+	attr.tick_ns = tick_ns;
+	snprintf(name, sizeof(name), "dev-%s-%llu",
+		 clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic", tick_ns);
+	inst->wheel = twheel_create_named(&attr, name);
+	if (IS_ERR(inst->wheel)) {
+		struct twheel *err = inst->wheel;
+
+		kfree(inst);
+		inst = ERR_CAST(err);
+		goto out;
+	}
+	inst->clockid = clockid;
+	inst->tick_ns = tick_ns;
+	inst->users = 1;
+	list_add(&inst->node, &twheel_insts);
+	twheel_nr_insts++;
+out:
+	mutex_unlock(&twheel_insts_mutex);
+	return inst;
+}
+
+/* Drop a file's use of @inst, which has no timer of it left; NULL is none. */
+static void twheel_inst_put(struct twheel_inst *inst)
+{
+	if (!inst)
+		return;
+	mutex_lock(&twheel_insts_mutex);
+	if (!--inst->users) {
+		list_del(&inst->node);
+		twheel_nr_insts--;
+		/*
+		 * Under the mutex, so that a new instance of the same clock
+		 * and tick does not meet this one's debugfs directory.
+		 */
+		twheel_destroy(inst->wheel);
+		kfree(inst);
+	}
+	mutex_unlock(&twheel_insts_mutex);
+}
+
+/*
+ * TWHEEL_IOC_SETUP: put the file on the wheel of the clock and tick asked
+ * for, while it has no timer: its timers are set up on their wheel.
+ */
+static int twheel_ioctl_setup(struct twheel_ucmd *ucmd)
+{
+	struct twheel_setup *cmd = ucmd->cmd;
+	struct twheel_ctx *ctx = ucmd->ctx;
+	u64 tick_ns = cmd->tick_ns ?: twheel_dflt.tick_ns;
+	struct twheel_inst *inst = NULL;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EINVAL;
+	if (cmd->clockid != CLOCK_MONOTONIC && cmd->clockid != CLOCK_BOOTTIME)
+		return -EINVAL;
+	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX)
+		return -EINVAL;
+	if (ctx->count)
+		return -EBUSY;
+	/* The default wheel is the module's: not counted, never freed. */
+	if (cmd->clockid != CLOCK_MONOTONIC || tick_ns != twheel_dflt.tick_ns) {
+		inst = twheel_inst_get(cmd->clockid, tick_ns);
+		if (IS_ERR(inst))
+			return PTR_ERR(inst);
+	}
+	twheel_inst_put(ctx->inst);
+	ctx->inst = inst;
+	ctx->wheel = inst ? inst->wheel : twheel_default();
+	ctx->clockid = cmd->clockid;
+	/* fdinfo reads it without the mutex */
+	WRITE_ONCE(ctx->tick_ns, tick_ns);
+	return 0;
+}
+
 static int twheel_ioctl_api(struct twheel_ucmd *ucmd)
 {
 	struct twheel_api *cmd = ucmd->cmd;
@@ -832,6 +1023,8 @@ static int twheel_ioctl_api(struct twheel_ucmd *ucmd)
 	cmd->out_batch_op_size = sizeof(struct twheel_batch_op);
 	cmd->out_max_timers_per_fd = twheel_max_timers_per_fd;
 	cmd->out_max_timers_per_user = twheel_max_timers_per_user;
+	cmd->out_clockid = ucmd->ctx->clockid;
+	cmd->out_max_instances = twheel_max_insts;
 	return twheel_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
@@ -936,10 +1129,12 @@ static int twheel_ioctl_query(struct twheel_ucmd *ucmd)
 	if ((st & TWHEEL_STATE_PENDING) ||
 	    ((st & TWHEEL_STATE_RUNNING) &&
 	     (periodic || !(cmd->out_state & TWHEEL_QUERY_EVENT)))) {
-		ktime_t now = ktime_get();
+		ktime_t now = ctx->clockid == CLOCK_BOOTTIME ?
+			      ktime_get_boottime() : ktime_get();
+		ktime_t off = twheel_timens_offset(ctx->clockid);
 
 		cmd->out_state |= TWHEEL_QUERY_PENDING;
-		cmd->out_expires = expires;
+		cmd->out_expires = twheel_time_to_user(expires, off);
 		cmd->out_remaining = expires > now ? expires - now : 0;
 	}
 	return twheel_ucmd_respond(ucmd, sizeof(*cmd));
@@ -1028,7 +1223,8 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
  * cannot do under its lock is left for the single-timer path
  * (TWHEEL_REC_SLOW), which finds the reason again.
  */
-static enum twheel_rec_state twheel_batch_one(struct twheel_batch_lock *bl,
+static enum twheel_rec_state twheel_batch_one(struct twheel_ctx *ctx,
+					      struct twheel_batch_lock *bl,
 					      struct twheel_batch_run *run,
 					      unsigned int i)
 {
@@ -1038,7 +1234,7 @@ static enum twheel_rec_state twheel_batch_one(struct twheel_batch_lock *bl,
 	if (run->ops[i].op == TWHEEL_OP_ARM) {
 		/* a new timer, on no base yet: twheel_batch_arm() places it */
 		twheel_ut_set(ut, spec);
-		if (twheel_batch_arm(bl, &ut->timer, spec->expires,
+		if (twheel_batch_arm(bl, &ut->timer, twheel_expiry(ctx, spec),
 				     spec->slack, twheel_spec_mode(spec)))
 			return TWHEEL_REC_SLOW;
 		return TWHEEL_REC_DONE;
@@ -1051,8 +1247,8 @@ static enum twheel_rec_state twheel_batch_one(struct twheel_batch_lock *bl,
 		return TWHEEL_REC_STOPPED;
 	}
 	if (READ_ONCE(ut->queued) ||
-	    twheel_batch_modify(bl, &ut->timer, spec->expires, spec->slack,
-				twheel_spec_mode(spec)) < 0)
+	    twheel_batch_modify(bl, &ut->timer, twheel_expiry(ctx, spec),
+				spec->slack, twheel_spec_mode(spec)) < 0)
 		return TWHEEL_REC_SLOW;
 	/* read by the callback, which cannot run yet */
 	twheel_ut_set(ut, spec);
@@ -1087,7 +1283,7 @@ static unsigned int twheel_batch_locked(struct twheel_ctx *ctx,
 	for (i = from; i < to; i++) {
 		if (run->state[i] != TWHEEL_REC_TODO)
 			continue;
-		run->state[i] = twheel_batch_one(&bl, run, i);
+		run->state[i] = twheel_batch_one(ctx, &bl, run, i);
 		if (run->state[i] == TWHEEL_REC_SLOW) {
 			i++;
 			break;
@@ -1122,8 +1318,8 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	}
 	switch (run->ops[i].op) {
 	case TWHEEL_OP_ARM:
-		ret = twheel_timer_start(&ut->timer, spec->expires, spec->slack,
-					 twheel_spec_mode(spec));
+		ret = twheel_timer_start(&ut->timer, twheel_expiry(ctx, spec),
+					 spec->slack, twheel_spec_mode(spec));
 		if (ret) {
 			twheel_ut_free(ctx, ut);
 			twheel_uncharge(ctx, 1);
@@ -1393,6 +1589,11 @@ static const struct twheel_ioctl_op twheel_ioctl_ops[] = {
 		.min_size = offsetofend(struct twheel_batch, out_failed),
 		.execute = twheel_ioctl_batch,
 	},
+	[TWHEEL_CMD_SETUP - TWHEEL_CMD_BASE] = {
+		.size = sizeof(struct twheel_setup),
+		.min_size = offsetofend(struct twheel_setup, tick_ns),
+		.execute = twheel_ioctl_setup,
+	},
 };
 
 union twheel_ucmd_buffer {
@@ -1402,6 +1603,7 @@ union twheel_ucmd_buffer {
 	struct twheel_cancel cancel;
 	struct twheel_query query;
 	struct twheel_batch batch;
+	struct twheel_setup setup;
 };
 
 /*
@@ -1613,6 +1815,27 @@ static void twheel_return_events(struct twheel_ctx *ctx,
 	spin_unlock_bh(&ctx->lock);
 }
 
+/*
+ * Events leave in the reader's clock: @evs, host times, converted for the
+ * copy (@to_user) and back if it failed.  Back is exact but for a time
+ * before the namespace's zero, which the reader could not be given anyway.
+ */
+static void twheel_events_convert(struct twheel_event *evs, unsigned int n,
+				  ktime_t off, bool to_user)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (to_user) {
+			evs[i].expires = twheel_time_to_user(evs[i].expires, off);
+			evs[i].fired = twheel_time_to_user(evs[i].fired, off);
+		} else {
+			evs[i].expires = twheel_time_to_host(evs[i].expires, off);
+			evs[i].fired = twheel_time_to_host(evs[i].fired, off);
+		}
+	}
+}
+
 static bool twheel_has_events(struct twheel_ctx *ctx)
 {
 	return READ_ONCE(ctx->ready_head);
@@ -1663,6 +1886,7 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 						  (count - done) / sizeof(*evs));
 			unsigned long left;
 			unsigned int n;
+			ktime_t off;
 
 			/*
 			 * An ioctl may hold it while it faults on user
@@ -1673,10 +1897,16 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 				return done ?: -EINTR;
 			}
 			n = twheel_take_events(ctx, evs, seqs, uts, want);
+			/* the clock of the events, which SETUP cannot change */
+			off = twheel_timens_offset(ctx->clockid);
 			mutex_unlock(&ctx->mutex);
 			if (!n)
 				break;
+			if (off)
+				twheel_events_convert(evs, n, off, true);
 			left = copy_to_user(buf + done, evs, n * sizeof(*evs));
+			if (left && off)
+				twheel_events_convert(evs, n, off, false);
 			/* not killable: the events taken must go somewhere */
 			mutex_lock(&ctx->mutex);
 			if (left)
@@ -1760,7 +1990,7 @@ static void twheel_show_fdinfo(struct seq_file *m, struct file *file)
 	spin_unlock_bh(&ctx->lock);
 	seq_printf(m, "timers:\t%lu\n", READ_ONCE(ctx->count));
 	seq_printf(m, "events:\t%lu\n", nready);
-	seq_printf(m, "tick_ns:\t%llu\n", ctx->tick_ns);
+	seq_printf(m, "tick_ns:\t%llu\n", READ_ONCE(ctx->tick_ns));
 }
 
 static int twheel_open(struct inode *inode, struct file *file)
@@ -1799,6 +2029,7 @@ static int twheel_open(struct inode *inode, struct file *file)
 	ctx->wheel = twheel_default();
 	twheel_get_stats(ctx->wheel, &st);
 	ctx->tick_ns = st.tick_ns;
+	ctx->clockid = CLOCK_MONOTONIC;
 	file->private_data = ctx;
 	return nonseekable_open(inode, file);
 }
@@ -1829,6 +2060,8 @@ static int twheel_release(struct inode *inode, struct file *file)
 		kfree(ctx->chunks[c]);
 	}
 	kvfree(ctx->chunks);
+	/* every timer of it is stopped: the last file frees the instance */
+	twheel_inst_put(ctx->inst);
 	twheel_uncharge(ctx, ctx->count);
 	twheel_user_put(ctx->user);
 	mutex_destroy(&ctx->read_mutex);
@@ -1855,10 +2088,12 @@ static struct miscdevice twheel_misc = {
 	.mode = 0666,
 };
 
-int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user)
+int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user,
+		    unsigned int max_instances, const struct twheel_attr *dflt)
 {
 	/* The ABI is the same for 32 and 64-bit callers: no padding holes. */
-	BUILD_BUG_ON(sizeof(struct twheel_api) != 64);
+	BUILD_BUG_ON(sizeof(struct twheel_api) != 72);
+	BUILD_BUG_ON(sizeof(struct twheel_setup) != 24);
 	BUILD_BUG_ON(sizeof(struct twheel_timer_spec) != 40);
 	BUILD_BUG_ON(sizeof(struct twheel_arm) != 56);
 	BUILD_BUG_ON(sizeof(struct twheel_modify) != 56);
@@ -1883,6 +2118,8 @@ int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user)
 				   1024UL);
 	twheel_max_timers_per_user = max_per_user;
 	twheel_max_timers_per_fd = max_per_fd ? max_per_fd : max_per_user;
+	twheel_max_insts = max_instances;
+	twheel_dflt = *dflt;
 	return misc_register(&twheel_misc);
 }
 

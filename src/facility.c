@@ -9,7 +9,8 @@
  * Scheme 6 wheel of wheel.c or the Timer Lawn of lawn.c, chosen per
  * instance, the same for all its bases) guarded by the base's own spinlock
  * and driven by the base's own hrtimer in soft mode (callbacks in softirq
- * context) on CLOCK_MONOTONIC, with its own list of expired timers, running
+ * context) on the instance's clock (CLOCK_MONOTONIC, or CLOCK_BOOTTIME
+ * chosen at creation), with its own list of expired timers, running
  * timer and counters.  This is the kernel's timer_bases: timers armed on
  * different CPUs never share a lock, a cache line of wheel state or an
  * hrtimer.  The engines stay pure; this file is the only one that knows
@@ -323,13 +324,15 @@ struct twheel_base {
 
 /**
  * struct twheel - a wheel instance
- * @start:      CLOCK_MONOTONIC time of the start of tick 0
+ * @start:      time of the start of tick 0, on @clockid
  * @tick_ns:    tick length in ns
  * @last_tick:  first tick whose end is beyond KTIME_MAX
  * @budget:     most callbacks per tick handler run, per base
  * @bits:       log2 of the engine's level-0 slot count
  * @kind:       enum twheel_engine of every base
  * @flags:      TWHEEL_CREATE_* flags
+ * @clockid:    CLOCK_MONOTONIC or CLOCK_BOOTTIME: what every time of the
+ *              instance (expiries, fire times, @start) is read on
  * @nr_bases:   entries of @bases: nr_cpu_ids, or 1 for a single base
  * @cpuhp_node: link in the hotplug state's instances (per-CPU bases only)
  * @debugfs:    directory of the instance under /sys/kernel/debug/twheel
@@ -350,6 +353,7 @@ struct twheel {
 	unsigned int bits;
 	enum twheel_engine kind;
 	unsigned int flags;
+	clockid_t clockid;
 	unsigned int nr_bases;
 	struct hlist_node cpuhp_node;
 	struct dentry *debugfs;
@@ -361,6 +365,12 @@ static struct dentry *twheel_debugfs_root;
 static atomic_t twheel_next_id = ATOMIC_INIT(0);
 /* The dynamic hotplug state whose teardown empties a dead CPU's bases. */
 static int twheel_cpuhp_state = -1;
+
+/* The instance's clock, as its hrtimers run on it. */
+static ktime_t twheel_now(const struct twheel *w)
+{
+	return w->clockid == CLOCK_BOOTTIME ? ktime_get_boottime() : ktime_get();
+}
 
 static bool twheel_single(const struct twheel *w)
 {
@@ -842,7 +852,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 	base->programmed = TW_NO_TICK;
 	base->in_tick = true;
 	base->stats.wakeups++;
-	now = ktime_get();
+	now = twheel_now(w);
 	WRITE_ONCE(base->tick_now, now);
 	upto = twheel_time_to_tick(w, now);
 	moves = tw_engine_moves(&base->engine);
@@ -878,7 +888,7 @@ static enum hrtimer_restart twheel_tick(struct hrtimer *hrt)
 		 * time it started at).
 		 */
 		base->programmed = tw_engine_clk(&base->engine);
-		ret = twheel_tick_rearm(base, ktime_get());
+		ret = twheel_tick_rearm(base, twheel_now(w));
 	} else {
 		ret = twheel_tick_program(base,
 					  tw_engine_next_lower_bound(&base->engine));
@@ -915,6 +925,8 @@ static int twheel_stats_show(struct seq_file *m, void *unused)
 
 	twheel_get_stats(w, &st);
 	seq_printf(m, "engine:\t\t%s\n", tw_engine_name(st.engine));
+	seq_printf(m, "clock:\t\t%s\n",
+		   w->clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic");
 	seq_printf(m, "tick_ns:\t%llu\n", st.tick_ns);
 	seq_printf(m, "slots:\t\t%llu\n", st.slots);
 	seq_printf(m, "budget:\t\t%u\n", w->budget);
@@ -1003,9 +1015,9 @@ static int twheel_base_alloc(struct twheel *w, unsigned int index,
 	base->programmed = TW_NO_TICK;
 	/* a base made for a CPU that comes online later starts at its time */
 	tw_engine_init(&base->engine, w->kind, base->mem, w->bits,
-		       twheel_time_to_tick(w, ktime_get()));
+		       twheel_time_to_tick(w, twheel_now(w)));
 	tw_engine_set_chunk(&base->engine, TWHEEL_HOLD_MOVES);
-	twheel_hrtimer_setup(&base->tick, twheel_tick, CLOCK_MONOTONIC,
+	twheel_hrtimer_setup(&base->tick, twheel_tick, w->clockid,
 			     HRTIMER_MODE_ABS_SOFT);
 	twheel_hrtimer_setup(&base->kick, twheel_kick, CLOCK_MONOTONIC,
 			     HRTIMER_MODE_REL_SOFT);
@@ -1029,34 +1041,44 @@ static int twheel_cpu_prepare(unsigned int cpu, struct hlist_node *node)
 	return twheel_base_alloc(w, cpu, cpu);
 }
 
-static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
-					  unsigned int budget,
-					  enum twheel_engine engine,
-					  unsigned int flags,
-					  const char *name)
+/* twheel_create_attr() with the name of the instance's debugfs directory */
+struct twheel *twheel_create_named(const struct twheel_attr *uattr,
+				   const char *name)
 {
+	struct twheel_attr attr = {};
 	unsigned int nr, cpu;
 	struct twheel *w;
 	int ret = 0;
 
-	if (tick_ns < TWHEEL_TICK_NS_MIN || tick_ns > TWHEEL_TICK_NS_MAX ||
-	    bits < TWHEEL_BITS_MIN || bits > TWHEEL_BITS_MAX || !budget ||
-	    (unsigned int)engine >= TWHEEL_NR_ENGINES ||
-	    (flags & ~TWHEEL_CREATE_FLAGS))
+	/* A caller built against a shorter struct gets 0 for the rest. */
+	if (uattr->size < offsetofend(struct twheel_attr, tick_ns))
+		return ERR_PTR(-EINVAL);
+	if (uattr->size > sizeof(attr) &&
+	    memchr_inv((const u8 *)uattr + sizeof(attr), 0,
+		       uattr->size - sizeof(attr)))
+		return ERR_PTR(-E2BIG);
+	memcpy(&attr, uattr, min_t(size_t, uattr->size, sizeof(attr)));
+	if (attr.tick_ns < TWHEEL_TICK_NS_MIN ||
+	    attr.tick_ns > TWHEEL_TICK_NS_MAX ||
+	    attr.bits < TWHEEL_BITS_MIN || attr.bits > TWHEEL_BITS_MAX ||
+	    !attr.budget || (unsigned int)attr.engine >= TWHEEL_NR_ENGINES ||
+	    (attr.flags & ~TWHEEL_CREATE_FLAGS) ||
+	    (attr.clockid != CLOCK_MONOTONIC && attr.clockid != CLOCK_BOOTTIME))
 		return ERR_PTR(-EINVAL);
 
-	nr = (flags & TWHEEL_CREATE_SINGLE_BASE) ? 1 : nr_cpu_ids;
+	nr = (attr.flags & TWHEEL_CREATE_SINGLE_BASE) ? 1 : nr_cpu_ids;
 	w = kzalloc(struct_size(w, bases, nr), GFP_KERNEL);
 	if (!w)
 		return ERR_PTR(-ENOMEM);
-	w->tick_ns = tick_ns;
-	w->budget = budget;
-	w->bits = bits;
-	w->kind = engine;
-	w->flags = flags;
+	w->tick_ns = attr.tick_ns;
+	w->budget = attr.budget;
+	w->bits = attr.bits;
+	w->kind = attr.engine;
+	w->flags = attr.flags;
+	w->clockid = attr.clockid;
 	w->nr_bases = nr;
-	w->start = ktime_get();
-	w->last_tick = div_u64(KTIME_MAX - w->start, tick_ns);
+	w->start = twheel_now(w);
+	w->last_tick = div_u64(KTIME_MAX - w->start, w->tick_ns);
 
 	if (twheel_single(w)) {
 		ret = twheel_base_alloc(w, 0, cpumask_first(cpu_possible_mask));
@@ -1093,6 +1115,41 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 }
 
 /**
+ * twheel_create_attr() - create a wheel instance from its attributes
+ * @attr: what to create; @attr->size is sizeof(struct twheel_attr) as the
+ *        caller was built with, and fields beyond it are taken as 0
+ *
+ * The one constructor the others wrap: tick, size, budget, engine, flags
+ * and clock (struct twheel_attr).  On CLOCK_BOOTTIME every time of the
+ * instance, absolute expiries and fire times included, is that clock's,
+ * which goes on counting while the system is suspended: a timer due
+ * during a suspend fires as soon as the system resumes.
+ *
+ * Context: process context, may sleep.
+ * Return: the new instance; ERR_PTR(-EINVAL) for a @size below the first
+ * version of the struct or a field out of range (an unknown engine, flag
+ * or clock included), ERR_PTR(-E2BIG) for non-zero bytes beyond the struct
+ * this module knows, and ERR_PTR(-ENOMEM) when memory runs out.
+ */
+struct twheel *twheel_create_attr(const struct twheel_attr *attr)
+{
+	return twheel_create_named(attr, NULL);
+}
+EXPORT_SYMBOL_GPL(twheel_create_attr);
+
+/* The clock the bases' hrtimers run on, for KUnit: -1 for none. */
+clockid_t twheel_tick_clockid(struct twheel *w)
+{
+	unsigned int i;
+
+	for (i = 0; i < w->nr_bases; i++)
+		if (w->bases[i])
+			return w->bases[i]->tick.base->clockid;
+	return -1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_tick_clockid);
+
+/**
  * twheel_create() - create a wheel instance
  * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
  * @bits:    log2 of the slot count, TWHEEL_BITS_MIN .. TWHEEL_BITS_MAX
@@ -1111,8 +1168,8 @@ static struct twheel *twheel_create_named(u64 tick_ns, unsigned int bits,
 struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget)
 {
-	return twheel_create_named(tick_ns, bits, budget, TWHEEL_ENGINE_HIER,
-				   0, NULL);
+	return twheel_create_flags(tick_ns, bits, budget, TWHEEL_ENGINE_HIER,
+				   0);
 }
 EXPORT_SYMBOL_GPL(twheel_create);
 
@@ -1137,7 +1194,7 @@ struct twheel *twheel_create_engine(u64 tick_ns, unsigned int bits,
 				    unsigned int budget,
 				    enum twheel_engine engine)
 {
-	return twheel_create_named(tick_ns, bits, budget, engine, 0, NULL);
+	return twheel_create_flags(tick_ns, bits, budget, engine, 0);
 }
 EXPORT_SYMBOL_GPL(twheel_create_engine);
 
@@ -1164,7 +1221,17 @@ struct twheel *twheel_create_flags(u64 tick_ns, unsigned int bits,
 				   unsigned int budget,
 				   enum twheel_engine engine, unsigned int flags)
 {
-	return twheel_create_named(tick_ns, bits, budget, engine, flags, NULL);
+	struct twheel_attr attr = {
+		.size = sizeof(attr),
+		.flags = flags,
+		.clockid = CLOCK_MONOTONIC,
+		.engine = engine,
+		.bits = bits,
+		.budget = budget,
+		.tick_ns = tick_ns,
+	};
+
+	return twheel_create_attr(&attr);
 }
 EXPORT_SYMBOL_GPL(twheel_create_flags);
 
@@ -1411,7 +1478,7 @@ static noinline void twheel_forward_clock(struct twheel_base *base,
 	u64 moves = tw_engine_moves(e), to;
 
 	base->fwd_jiffies = j;
-	to = min(twheel_time_to_tick(base->wheel, ktime_get()),
+	to = min(twheel_time_to_tick(base->wheel, twheel_now(base->wheel)),
 		 tw_engine_next_lower_bound(e));
 	if (to > tw_engine_clk(e))
 		WARN_ON_ONCE(tw_engine_forward(e, to, &base->expired));
@@ -1602,7 +1669,7 @@ static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
 		goto unlock;
 	}
 	if (mode == TWHEEL_MODE_REL)
-		expires = ktime_add_safe(ktime_get(), expires);
+		expires = ktime_add_safe(twheel_now(w), expires);
 
 	to = twheel_target(w, timer, base, ret);
 	/* after twheel_target(): a pinned timer not placed yet may move */
@@ -1656,7 +1723,7 @@ unlock:
 /**
  * twheel_timer_start() - start a timer that is not pending
  * @timer:   the timer, set up with twheel_timer_setup()
- * @expires: expiry, absolute CLOCK_MONOTONIC or relative to now (@mode)
+ * @expires: expiry, absolute on the wheel's clock or relative to now (@mode)
  * @slack_ns: how much later than @expires the timer may fire, in ns
  * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
  *
@@ -1682,7 +1749,7 @@ EXPORT_SYMBOL_GPL(twheel_timer_start);
 /**
  * twheel_timer_modify() - (re)arm a timer, pending or not
  * @timer:   the timer, set up with twheel_timer_setup()
- * @expires: new expiry, absolute CLOCK_MONOTONIC or relative to now (@mode)
+ * @expires: new expiry, absolute on the wheel's clock or relative to now (@mode)
  * @slack_ns: how much later than @expires the timer may fire, in ns
  * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
  *
@@ -1708,7 +1775,7 @@ EXPORT_SYMBOL_GPL(twheel_timer_modify);
 /**
  * twheel_timer_restart() - re-arm a timer from its callback, on return
  * @timer:   the timer whose callback is running on this CPU
- * @expires: the next expiry, absolute CLOCK_MONOTONIC or relative to now
+ * @expires: the next expiry, absolute on the wheel's clock or relative to now
  *           (@mode)
  * @slack_ns: how much later than @expires the timer may fire, in ns
  * @mode:    TWHEEL_MODE_ABS or TWHEEL_MODE_REL
@@ -1743,7 +1810,7 @@ int twheel_timer_restart(struct twheel_timer *timer, ktime_t expires,
 	if (!base || !twheel_args_valid(expires, slack_ns, mode))
 		return -EINVAL;
 	if (mode == TWHEEL_MODE_REL)
-		expires = ktime_add_safe(ktime_get(), expires);
+		expires = ktime_add_safe(twheel_now(base->wheel), expires);
 	/* Checked again on return, under the lock: shutdown may come later. */
 	if (READ_ONCE(timer->state) & TWHEEL_TS_SHUTDOWN)
 		return -ESHUTDOWN;
@@ -1808,7 +1875,7 @@ void twheel_batch_begin(struct twheel *wheel, struct twheel_batch_lock *bl)
 	base->stats.contended += contended;
 	bl->base = base;
 	bl->index = base->index;
-	bl->now = ktime_get();
+	bl->now = twheel_now(wheel);
 	twheel_forward(base);
 }
 EXPORT_SYMBOL_IF_KUNIT(twheel_batch_begin);
@@ -2289,8 +2356,8 @@ unsigned int twheel_timer_state(struct twheel_timer *timer,
  * @timer: the timer
  *
  * Context: any context.
- * Return: the absolute CLOCK_MONOTONIC expiry last passed to start/modify
- * (meaningful while the timer is pending).
+ * Return: the absolute expiry last passed to start/modify, on the wheel's
+ * clock (meaningful while the timer is pending).
  */
 ktime_t twheel_timer_expires(const struct twheel_timer *timer)
 {
@@ -2313,7 +2380,7 @@ EXPORT_SYMBOL_GPL(twheel_timer_expires);
  * Context: the timer's own callback, or after it while the timer is not
  * armed again (the caller serialises against arming it, as for
  * twheel_timer_expires()).
- * Return: the fire time, CLOCK_MONOTONIC.
+ * Return: the fire time, on the wheel's clock.
  */
 ktime_t twheel_fire_time(const struct twheel_timer *timer)
 {
@@ -2349,7 +2416,7 @@ static ktime_t twheel_base_next(struct twheel_base *base, u64 bound)
 /**
  * twheel_next_expiry() - when the next timer will fire
  * @wheel: the instance
- * @bound: search no further than timers due by this CLOCK_MONOTONIC time
+ * @bound: search no further than timers due by this time of the wheel's clock
  *
  * The earliest over all bases, each locked in turn (so a snapshot per
  * base, not of the instance).  Per base, the search costs what the
@@ -2601,6 +2668,14 @@ static int twheel_cpu_dead(unsigned int cpu, struct hlist_node *node)
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 			 enum twheel_engine engine)
 {
+	struct twheel_attr attr = {
+		.size = sizeof(attr),
+		.clockid = CLOCK_MONOTONIC,
+		.engine = engine,
+		.bits = bits,
+		.budget = budget,
+		.tick_ns = tick_ns,
+	};
 	struct twheel *w;
 	int ret;
 
@@ -2611,7 +2686,7 @@ int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 	twheel_cpuhp_state = ret;
 	twheel_debugfs_root = debugfs_create_dir("twheel", NULL);
 	twheel_delay_init(twheel_debugfs_root);
-	w = twheel_create_named(tick_ns, bits, budget, engine, 0, "default");
+	w = twheel_create_named(&attr, "default");
 	if (IS_ERR(w)) {
 		debugfs_remove_recursive(twheel_debugfs_root);
 		cpuhp_remove_multi_state(twheel_cpuhp_state);

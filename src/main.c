@@ -35,12 +35,21 @@ static char *engine = "hier";
 module_param(engine, charp, 0444);
 MODULE_PARM_DESC(engine, "Engine of the default wheel and /dev/twheel: hier (Scheme 6 near + hierarchical far, default), scheme6 (pure hashed wheel) or lawn (Timer Lawn, a FIFO per duration)");
 
+/* Wheels of /dev/twheel files that chose another clock or tick. */
+static uint max_instances = 8;
+module_param(max_instances, uint, 0444);
+MODULE_PARM_DESC(max_instances, "Most wheel instances /dev/twheel files may create besides the default wheel, one per clock and tick in use (default 8)");
+
 static uint budget = 4096;
 module_param(budget, uint, 0444);
 MODULE_PARM_DESC(budget, "Most callbacks run per tick before deferring to a re-tick (>= 1, default 4096)");
 
 static int __init twheel_init(void)
 {
+	struct twheel_attr attr = {
+		.size = sizeof(attr),
+		.clockid = CLOCK_MONOTONIC,
+	};
 	enum twheel_engine kind;
 	int ret;
 
@@ -70,7 +79,12 @@ static int __init twheel_init(void)
 	if (ret)
 		return ret;
 
-	ret = twheel_dev_init(max_timers_per_fd, max_timers_per_user);
+	attr.engine = kind;
+	attr.bits = wheel_bits;
+	attr.budget = budget;
+	attr.tick_ns = tick_ns;
+	ret = twheel_dev_init(max_timers_per_fd, max_timers_per_user,
+			      max_instances, &attr);
 	if (ret)
 		goto err_facility;
 

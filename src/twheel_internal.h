@@ -18,6 +18,9 @@ enum twheel_engine;
 int twheel_facility_init(u64 tick_ns, unsigned int bits, unsigned int budget,
 			 enum twheel_engine engine);
 void twheel_facility_exit(void);
+struct twheel *twheel_create_named(const struct twheel_attr *attr,
+				   const char *name);
+clockid_t twheel_tick_clockid(struct twheel *w);
 
 struct twheel_timer;
 
@@ -79,7 +82,8 @@ static inline int twheel_batch_take(struct twheel_batch_lock *bl,
 	return __twheel_batch_take(bl, timer);
 }
 
-int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user);
+int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user,
+		    unsigned int max_instances, const struct twheel_attr *dflt);
 void twheel_dev_exit(void);
 
 /*

@@ -124,12 +124,45 @@ static int open_checked(int flags, struct twheel_api *api)
 	return fd;
 }
 
+/* --clock NAME: CLOCK_MONOTONIC or CLOCK_BOOTTIME */
+static clockid_t parse_clock(const char *s)
+{
+	if (!strcmp(s, "monotonic"))
+		return CLOCK_MONOTONIC;
+	if (!strcmp(s, "boottime"))
+		return CLOCK_BOOTTIME;
+	usage_error("bad clock '%s' (monotonic or boottime)", s);
+}
+
+/*
+ * Put the file on @clock and @tick (0: the module's) unless they are the
+ * default, and do the handshake again: @api then reports what it got.
+ */
+static void setup_checked(int fd, struct twheel_api *api, clockid_t clock,
+			  u64 tick)
+{
+	int ret;
+
+	if (clock == CLOCK_MONOTONIC && !tick)
+		return;
+	if (!(api->out_features & TWHEEL_FEATURE_SETUP))
+		die("this twheel module has no TWHEEL_IOC_SETUP: no --clock or --tick");
+	ret = libtwheel_setup(fd, clock, tick);
+	if (ret < 0)
+		die("TWHEEL_IOC_SETUP: %s", strerror(-ret));
+	ret = libtwheel_api(fd, api);
+	if (ret < 0)
+		die("TWHEEL_IOC_API: %s", libtwheel_strerror(ret));
+}
+
 /* ---- info ------------------------------------------------------------- */
 
 static const char info_help[] =
-	"usage: twheelctl info\n"
+	"usage: twheelctl info [-c CLOCK] [-t TICK_MS]\n"
 	"\n"
-	"Opens /dev/twheel and prints its handshake (TWHEEL_IOC_API): ABI\n"
+	"Opens /dev/twheel, sets the file up with -c, --clock (monotonic or\n"
+	"boottime) and -t, --tick (TWHEEL_IOC_SETUP) if given, and prints its\n"
+	"handshake (TWHEEL_IOC_API): ABI\n"
 	"version, event size, features and engine, the wheel's tick and slots,\n"
 	"the batch limits, and the limits on live timers that apply to the\n"
 	"calling user: max_timers_per_fd for each open file, max_timers_per_user\n"
@@ -142,19 +175,39 @@ static int cmd_info(int argc, char **argv)
 {
 	static const char *const names[] = {
 		"periodic", "slack", "batch", "query",
-		"engine=hier", "engine=scheme6", "engine=lawn",
+		"engine=hier", "engine=scheme6", "engine=lawn", "setup",
 	};
+	static const struct option longopts[] = {
+		{ "clock", required_argument, NULL, 'c' },
+		{ "tick", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	clockid_t clock = CLOCK_MONOTONIC;
 	struct twheel_api api;
 	unsigned int i;
-	int fd;
+	u64 tick = 0;
+	int fd, opt;
 
-	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(info_help, stdout);
-		return 0;
+	while ((opt = getopt_long(argc, argv, "+c:t:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			clock = parse_clock(optarg);
+			break;
+		case 't':
+			tick = parse_ms(optarg, "tick");
+			break;
+		case 'h':
+			fputs(info_help, stdout);
+			return 0;
+		default:
+			usage_error("info: bad option");
+		}
 	}
-	if (argc > 1)
-		usage_error("info: unexpected argument '%s'", argv[1]);
+	if (optind < argc)
+		usage_error("info: unexpected argument '%s'", argv[optind]);
 	fd = open_checked(O_CLOEXEC, &api);
+	setup_checked(fd, &api, clock, tick);
 	printf("device              %s\n", LIBTWHEEL_DEVICE_PATH);
 	printf("abi_version         %u\n", api.out_abi_version);
 	printf("event_size          %u\n", api.out_event_size);
@@ -165,6 +218,11 @@ static int cmd_info(int argc, char **argv)
 	if (api.out_features >> i)
 		printf(" unknown:0x%llx", (u64)(api.out_features >> i << i));
 	printf("\n");
+	if (api.out_features & TWHEEL_FEATURE_SETUP) {
+		printf("clock               %s\n",
+		       api.out_clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic");
+		printf("max_instances       %u\n", api.out_max_instances);
+	}
 	printf("tick_ns             %llu\n", (u64)api.out_tick_ns);
 	printf("slots               %u\n", api.out_slots);
 	printf("wheel_span_ns       %llu\n", (u64)api.out_tick_ns * api.out_slots);
@@ -181,14 +239,16 @@ static int cmd_info(int argc, char **argv)
 
 static const char arm_help[] =
 	"usage: twheelctl arm [-p PERIOD_MS] [-s SLACK_MS] [-n COUNT] [-k COOKIE]\n"
-	"                     [-a] DELAY_MS\n"
+	"                     [-a] [-c CLOCK] [-t TICK_MS] DELAY_MS\n"
 	"\n"
 	"Arms one timer DELAY_MS from now (with -a, --abs: at CLOCK_MONOTONIC\n"
 	"time DELAY_MS, TWHEEL_ARM_ABS), periodic with -p, --period, with -s,\n"
 	"--slack and the cookie -k, --cookie.  Prints its handle and what\n"
 	"TWHEEL_IOC_QUERY reports, then its first COUNT events (-n, --count;\n"
 	"default 1, 3 if periodic) as they are read, and cancels a periodic\n"
-	"timer.  Times are in ms, fractions allowed.\n"
+	"timer.  -c, --clock and -t, --tick set the file's clock (monotonic or\n"
+	"boottime; -a's time is then on that clock) and tick first.  Times are\n"
+	"in ms, fractions allowed.\n"
 	"\n"
 	EXIT_HELP
 	"A timer that fired before its expiry is a failure (1).\n";
@@ -213,10 +273,14 @@ static int cmd_arm(int argc, char **argv)
 		{ "count", required_argument, NULL, 'n' },
 		{ "cookie", required_argument, NULL, 'k' },
 		{ "abs", no_argument, NULL, 'a' },
+		{ "clock", required_argument, NULL, 'c' },
+		{ "tick", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	u64 delay, period = 0, slack = 0, cookie = 0, count = 0, seen = 0;
+	clockid_t clock = CLOCK_MONOTONIC;
+	u64 tick = 0;
 	u64 start, expires;
 	bool early = false, abs_mode = false;
 	struct twheel_timer_spec spec;
@@ -225,8 +289,14 @@ static int cmd_arm(int argc, char **argv)
 	uint64_t handle;
 	int fd, opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "+p:s:n:k:ah", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "+p:s:n:k:ac:t:h", longopts, NULL)) != -1) {
 		switch (opt) {
+		case 'c':
+			clock = parse_clock(optarg);
+			break;
+		case 't':
+			tick = parse_ms(optarg, "tick");
+			break;
 		case 'p':
 			period = parse_ms(optarg, "period");
 			break;
@@ -258,7 +328,8 @@ static int cmd_arm(int argc, char **argv)
 		usage_error("arm: --count above 1 needs --period");
 
 	fd = open_checked(O_CLOEXEC, &api);
-	start = libtwheel_now();
+	setup_checked(fd, &api, clock, tick);
+	start = libtwheel_clock_now(clock);
 	/* With --abs the tool computes the deadline itself (TWHEEL_ARM_ABS). */
 	expires = abs_mode ? start + delay : delay;
 	spec = (struct twheel_timer_spec){
@@ -291,7 +362,7 @@ static int cmd_arm(int argc, char **argv)
 	while (seen < count) {
 		struct twheel_event ev[16];
 		ssize_t n = libtwheel_read_events(fd, ev, ARRAY_SIZE(ev));
-		u64 now = libtwheel_now();
+		u64 now = libtwheel_clock_now(clock);
 		ssize_t i;
 
 		if (n == -EINTR)
@@ -894,11 +965,16 @@ static int cmd_demo(int argc, char **argv)
 static const char help[] =
 	"usage: twheelctl COMMAND [ARGS]\n"
 	"\n"
-	"  info                 print the ABI handshake of /dev/twheel\n"
-	"  arm [-p PERIOD_MS] [-s SLACK_MS] [-n COUNT] [-k COOKIE] [-a] DELAY_MS\n"
+	"  info [-c CLOCK] [-t TICK_MS]\n"
+	"                       print the ABI handshake of /dev/twheel (of a\n"
+	"                       file set up with that clock and tick)\n"
+	"  arm [-p PERIOD_MS] [-s SLACK_MS] [-n COUNT] [-k COOKIE] [-a]\n"
+	"      [-c CLOCK] [-t TICK_MS] DELAY_MS\n"
 	"                       arm one timer (relative, or absolute with -a),\n"
 	"                       print COUNT events (default 1, 3 if periodic);\n"
-	"                       exits 1 if one fired early\n"
+	"                       exits 1 if one fired early.  CLOCK is\n"
+	"                       monotonic (default) or boottime, TICK_MS the\n"
+	"                       file's tick (default: the module's)\n"
 	"  demo [OPTIONS]       arm, cancel and check a million timers (or as\n"
 	"                       many as the limits allow)\n"
 	"  help, --help, -h     this text\n"

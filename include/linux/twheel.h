@@ -46,7 +46,7 @@ struct twheel_node {
 /**
  * struct twheel_timer - a caller-owned timer on a twheel
  * @node:     wheel linkage; private
- * @expires:  requested expiry (CLOCK_MONOTONIC); valid while pending
+ * @expires:  requested expiry, on the wheel's clock; valid while pending
  * @function: callback, runs in softirq context
  * @wheel:    the wheel the timer was set up on
  * @state:    private: state bits, and the index of the per-CPU base the
@@ -102,7 +102,7 @@ struct twheel_timer {
 
 /**
  * enum twheel_mode - how the expiry passed to start/modify is read
- * @TWHEEL_MODE_ABS: absolute CLOCK_MONOTONIC time
+ * @TWHEEL_MODE_ABS: absolute time of the wheel's clock (struct twheel_attr)
  * @TWHEEL_MODE_REL: delay from now
  */
 enum twheel_mode {
@@ -179,6 +179,31 @@ enum twheel_engine {
 	TWHEEL_NR_ENGINES
 };
 
+/**
+ * struct twheel_attr - what twheel_create_attr() creates
+ * @size:    sizeof(struct twheel_attr) as the caller was built with: fields
+ *           added later are appended, and read as 0 for a shorter struct
+ * @flags:   0 or TWHEEL_CREATE_SINGLE_BASE
+ * @clockid: CLOCK_MONOTONIC, which stops while the system is suspended, or
+ *           CLOCK_BOOTTIME, which counts the suspended time too: the clock
+ *           of every expiry and fire time of the instance and of its
+ *           hrtimers
+ * @engine:  enum twheel_engine
+ * @bits:    log2 of the level-0 slot count, TWHEEL_BITS_MIN ..
+ *           TWHEEL_BITS_MAX (the Lawn uses at most 2^10 FIFOs)
+ * @budget:  most callbacks run per tick and base, at least 1
+ * @tick_ns: tick length in ns, TWHEEL_TICK_NS_MIN .. TWHEEL_TICK_NS_MAX
+ */
+struct twheel_attr {
+	u32 size;
+	u32 flags;
+	clockid_t clockid;
+	enum twheel_engine engine;
+	unsigned int bits;
+	unsigned int budget;
+	u64 tick_ns;
+};
+
 /* Limits of wheel parameters. */
 #define TWHEEL_TICK_NS_MIN	1000ULL		/* 1 us */
 #define TWHEEL_TICK_NS_MAX	1000000000ULL	/* 1 s */
@@ -187,6 +212,7 @@ enum twheel_engine {
 /* The default wheel's, the module's wheel_bits: 8192 level-0 slots. */
 #define TWHEEL_BITS_DEFAULT	13
 
+struct twheel *twheel_create_attr(const struct twheel_attr *attr);
 struct twheel *twheel_create(u64 tick_ns, unsigned int bits,
 			     unsigned int budget);
 struct twheel *twheel_create_engine(u64 tick_ns, unsigned int bits,

@@ -87,6 +87,137 @@ static void twheel_create_validates_parameters(struct kunit *test)
 }
 
 /*
+ * twheel_create_attr(): struct twheel_attr's size rules and clocks.  The
+ * instance's hrtimers run on its clock, which is what makes a
+ * CLOCK_BOOTTIME timer due during a suspend fire on resume.
+ */
+static void twheel_create_attr_clocks(struct kunit *test)
+{
+	struct {
+		struct twheel_attr attr;
+		u64 tail;
+	} big = {
+		.attr = {
+			.size = sizeof(big),
+			.clockid = CLOCK_BOOTTIME,
+			.engine = TWHEEL_ENGINE_HIER,
+			.bits = 6,
+			.budget = 16,
+			.tick_ns = TWK_MS,
+		},
+	};
+	struct twheel_attr attr = big.attr;
+	struct twheel *w;
+
+	attr.size = offsetof(struct twheel_attr, tick_ns);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(twheel_create_attr(&attr)), -EINVAL);
+	attr.size = sizeof(attr);
+	attr.clockid = CLOCK_REALTIME;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(twheel_create_attr(&attr)), -EINVAL);
+	attr.clockid = CLOCK_BOOTTIME_ALARM;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(twheel_create_attr(&attr)), -EINVAL);
+	big.tail = 1;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(twheel_create_attr(&big.attr)), -E2BIG);
+	big.tail = 0;
+	w = twheel_create_attr(&big.attr);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, twheel_tick_clockid(w), CLOCK_BOOTTIME);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
+	w = twheel_create(TWK_MS, 6, 16);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, twheel_tick_clockid(w), CLOCK_MONOTONIC);
+	KUNIT_EXPECT_EQ(test, twheel_destroy(w), 0);
+	KUNIT_EXPECT_EQ(test, twheel_tick_clockid(twheel_default()),
+			CLOCK_MONOTONIC);
+}
+
+static int twk_wheel_attr_init(struct kunit_resource *res, void *context)
+{
+	struct twheel *w = twheel_create_attr(context);
+
+	if (IS_ERR(w))
+		return PTR_ERR(w);
+	res->data = w;
+	return 0;
+}
+
+static void twk_wheel_attr_free(struct kunit_resource *res)
+{
+	twheel_destroy(res->data);
+}
+
+/* Record a callback by CLOCK_BOOTTIME, the clock of the case's wheel. */
+static void twk_cb_boottime(struct twheel_timer *timer)
+{
+	struct twk_probe *p = twk_of(timer);
+	ktime_t now = ktime_get_boottime();
+
+	if (now < twheel_timer_expires(timer) ||
+	    twheel_fire_time(timer) < twheel_timer_expires(timer) ||
+	    twheel_fire_time(timer) > now)
+		atomic_inc(&p->ctx->early);
+	p->fired_at = now;
+	p->exp_at_fire = twheel_timer_expires(timer);
+	atomic_inc_return(&p->fires);
+	atomic_inc_return(&p->ctx->fired);
+	wake_up(&p->ctx->wq);
+}
+
+/*
+ * A CLOCK_BOOTTIME wheel reads that clock: absolute expiries, relative
+ * ones and fire times are boottime, none fires early by it.  (Without a
+ * suspend, which the test VMs cannot do, the clock equals CLOCK_MONOTONIC:
+ * what tells the clocks apart here is the hrtimers' clock, checked above.)
+ */
+static void twheel_boottime_never_early(struct kunit *test)
+{
+	struct twheel_attr attr = {
+		.size = sizeof(attr),
+		.clockid = CLOCK_BOOTTIME,
+		.engine = TWHEEL_ENGINE_HIER,
+		.bits = 6,
+		.budget = 64,
+		.tick_ns = TWK_MS,
+	};
+	enum { N = 16 };
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twk_probe *p;
+	struct twheel *w;
+	ktime_t t0;
+	int i;
+
+	/* a resource before the probes: destroyed after they are shut down */
+	w = kunit_alloc_resource(test, twk_wheel_attr_init,
+				 twk_wheel_attr_free, GFP_KERNEL, &attr);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	ctx->wheel = w;
+	ctx->tick_ns = attr.tick_ns;
+	p = twk_probes(test, ctx, w, N, twk_cb_boottime);
+	t0 = ktime_get_boottime();
+	for (i = 0; i < N; i++) {
+		ktime_t delay = (i + 1) * 3 * TWK_MS;
+		int ret;
+
+		p[i].want = t0 + delay;
+		if (i & 1)
+			ret = twheel_timer_start(&p[i].timer, p[i].want, 0,
+						 TWHEEL_MODE_ABS);
+		else
+			ret = twheel_timer_start(&p[i].timer, delay, 0,
+						 TWHEEL_MODE_REL);
+		KUNIT_EXPECT_EQ(test, ret, 0);
+	}
+	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, N, TWK_TIMEOUT_MS));
+	for (i = 0; i < N; i++) {
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&p[i].fires), 1);
+		KUNIT_EXPECT_GE(test, p[i].exp_at_fire, p[i].want);
+		KUNIT_EXPECT_GE(test, p[i].fired_at, p[i].exp_at_fire);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+}
+
+/*
  * A wheel that still holds a timer is not freed (the timer links into its
  * slots and points at it): destroy refuses, and the wheel keeps working,
  * so the timer can still be cancelled, or fire, and the wheel destroyed
@@ -2454,6 +2585,8 @@ static void twheel_default_runs_timer(struct kunit *test)
 
 static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE_PARAM(twheel_create_validates_parameters, twk_create_gen_params),
+	KUNIT_CASE(twheel_create_attr_clocks),
+	KUNIT_CASE(twheel_boottime_never_early),
 	KUNIT_CASE(twheel_destroy_pending_timer_refused),
 	KUNIT_CASE_PARAM(twheel_timer_start_never_early_exactly_once, twk_prop_gen_params),
 	KUNIT_CASE(twheel_timer_start_past_expiry_fires_next_tick),

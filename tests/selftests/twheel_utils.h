@@ -225,6 +225,27 @@ static inline int _test_ioctl_query(int fd, uint64_t handle,
 	return ioctl(fd, TWHEEL_IOC_QUERY, q) ? -errno : 0;
 }
 
+/* TWHEEL_IOC_SETUP: the file's clock and tick (0: the module's). */
+static inline int _test_ioctl_setup(int fd, uint32_t clockid, uint64_t tick_ns)
+{
+	struct twheel_setup st = {
+		.size = sizeof(st),
+		.clockid = clockid,
+		.tick_ns = tick_ns,
+	};
+
+	return ioctl(fd, TWHEEL_IOC_SETUP, &st) ? -errno : 0;
+}
+
+/* @clock in ns */
+static inline uint64_t clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
 /*
  * The ioctl's value (records processed) or -errno; @done and @failed, if
  * not NULL, get out_done and out_failed.
@@ -334,6 +355,10 @@ static inline int32_t op_res(const struct twheel_batch_op *op)
 #define test_err_modify(_errno, fd, handle, flags, expires, period, slack, cookie) \
 	EXPECT_ERRNO(_errno, _test_ioctl_modify(fd, handle, flags,	\
 						expires, period, slack, cookie))
+#define test_ioctl_setup(fd, clockid, tick_ns)				\
+	ASSERT_EQ(0, _test_ioctl_setup(fd, clockid, tick_ns))
+#define test_err_setup(_errno, fd, clockid, tick_ns)			\
+	EXPECT_ERRNO(_errno, _test_ioctl_setup(fd, clockid, tick_ns))
 #define test_ioctl_cancel(fd, handle, status)				\
 	ASSERT_EQ(0, _test_ioctl_cancel(fd, handle, status))
 #define test_err_cancel(_errno, fd, handle, status)			\

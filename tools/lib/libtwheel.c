@@ -47,6 +47,7 @@ static_assert(offsetof(struct twheel_query, out_cookie) + 8 == LIBTWHEEL_QUERY_S
 static_assert(offsetof(struct twheel_batch_op, spec) == 16, "struct twheel_batch_op");
 static_assert(sizeof(struct twheel_batch_op) >= LIBTWHEEL_OP_SIZE_V2, "struct twheel_batch_op");
 static_assert(sizeof(struct twheel_batch) >= 32, "struct twheel_batch");
+static_assert(sizeof(struct twheel_setup) == 24, "struct twheel_setup");
 /* a new event size is a new ABI version (libtwheel_api() checks it) */
 static_assert(sizeof(struct twheel_event) == 48, "struct twheel_event");
 
@@ -179,6 +180,30 @@ const char *libtwheel_strerror(int err)
 		if (libtwheel_messages[i].err == err)
 			return libtwheel_messages[i].msg;
 	return strerror(err);
+}
+
+int libtwheel_setup(int fd, clockid_t clockid, uint64_t tick_ns)
+{
+	struct twheel_setup st = {
+		.size = sizeof(st),
+		.clockid = (__u32)clockid,
+		.tick_ns = tick_ns,
+	};
+	long ret;
+
+	if (clockid < 0)
+		return -EINVAL;
+	ret = libtwheel_ioctl(fd, TWHEEL_IOC_SETUP, &st);
+	return ret < 0 ? ret : 0;
+}
+
+uint64_t libtwheel_clock_now(clockid_t clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t libtwheel_now(void)

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 #include <linux/twheel.h>
 
 #ifdef __cplusplus
@@ -154,12 +155,40 @@ static inline int libtwheel_api(int fd, struct twheel_api *api)
 LIBTWHEEL_EXPORT const char *libtwheel_strerror(int err);
 
 /**
+ * libtwheel_setup() - choose the clock and tick of a file's timers
+ * @fd:      an open /dev/twheel file without timers
+ * @clockid: CLOCK_MONOTONIC (the default of a file) or CLOCK_BOOTTIME,
+ *           which goes on counting while the system is suspended
+ * @tick_ns: the tick in ns, 1000 (1 us) to 1000000000 (1 s); 0 for the
+ *           module's (its tick_ns parameter)
+ *
+ * TWHEEL_IOC_SETUP: needs TWHEEL_FEATURE_SETUP in libtwheel_api()'s
+ * out_features, which then reports the file's clock and tick.
+ *
+ * Return: 0; -EBUSY if the file has a timer; -EINVAL for another clock or
+ * a tick out of range; -ENOSPC if the module's limit of wheel instances
+ * (max_instances) is reached; -ENOTTY from a module without it; or
+ * another negative errno of the ioctl.
+ */
+LIBTWHEEL_EXPORT int libtwheel_setup(int fd, clockid_t clockid,
+				     uint64_t tick_ns);
+
+/**
  * libtwheel_now() - the current CLOCK_MONOTONIC time in ns
  *
- * Return: the time in ns on the clock of all twheel times: absolute
- * expiries (TWHEEL_ARM_ABS) and the expires/fired fields of events.
+ * The clock of the times of a file that libtwheel_setup() did not put on
+ * CLOCK_BOOTTIME: absolute expiries (TWHEEL_ARM_ABS) and the expires/fired
+ * fields of events, as the caller's time namespace reads it.
  */
 LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
+
+/**
+ * libtwheel_clock_now() - the current time of @clockid in ns
+ * @clockid: CLOCK_MONOTONIC or CLOCK_BOOTTIME, the clock of the file
+ *
+ * Return: the time, or 0 if clock_gettime() fails.
+ */
+LIBTWHEEL_EXPORT uint64_t libtwheel_clock_now(clockid_t clockid);
 
 /* ---- Single timers ----------------------------------------------------- */
 

@@ -25,9 +25,17 @@
  * taken from another file gets ENOENT too (but for a 2^-32 chance of naming
  * this file's own timer).  Handle 0 is never valid.
  *
- * Times are nanoseconds of CLOCK_MONOTONIC.  A timer never fires before its
- * expiry.  Expirations are read() from the file as arrays of struct
- * twheel_event; poll() and epoll report EPOLLIN while events wait.
+ * Times are nanoseconds of the file's clock, CLOCK_MONOTONIC unless
+ * TWHEEL_IOC_SETUP chose CLOCK_BOOTTIME, as the calling task reads it:
+ * in a time namespace (CLONE_NEWTIME), with that namespace's offset, as
+ * timerfd and POSIX timers take them.  Every absolute time is converted
+ * at the call with the caller's namespace: an expiry armed with
+ * TWHEEL_ARM_ABS, and the times an event or TWHEEL_IOC_QUERY report.  So
+ * tasks of different namespaces that share a file each see their own
+ * clock.  Relative times and periods need no conversion.  A timer never
+ * fires before its expiry.  Expirations are read() from the file as arrays
+ * of struct twheel_event; poll() and epoll report EPOLLIN while events
+ * wait.
  *
  * A one-shot timer ends when its event is read: its handle is released
  * from the moment a read() takes the event (if read() cannot copy it out,
@@ -55,7 +63,8 @@
  *    TWHEEL_ABI_VERSION)
  *  - EINVAL: @size smaller than the first version of the structure,
  *    unknown flag bit or operation, non-zero reserved field, negative
- *    expiry, period or slack out of range, read() buffer smaller than one
+ *    expiry, period or slack out of range, a clock or tick that
+ *    TWHEEL_IOC_SETUP does not offer, read() buffer smaller than one
  *    event
  *  - E2BIG: non-zero bytes beyond the structure the kernel knows, a @size
  *    or @op_size above TWHEEL_STRUCT_SIZE_MAX, or a batch count above
@@ -65,7 +74,9 @@
  *    be written, except arming, which cancels the new timer because its
  *    handle would be lost
  *  - ENOENT: no timer with this handle in this file
- *  - ENOSPC: the per-file or per-user limit of timers is reached
+ *  - ENOSPC: the per-file or per-user limit of timers is reached, or
+ *    (TWHEEL_IOC_SETUP) the limit of wheel instances
+ *  - EBUSY: TWHEEL_IOC_SETUP on a file that has a timer
  *  - ENOMEM: the kernel ran out of memory; the file is unchanged
  *  - EAGAIN: read() on an O_NONBLOCK file with no event waiting
  *  - EINTR: a blocking read() was interrupted by a signal before any
@@ -98,6 +109,7 @@ enum {
 	TWHEEL_CMD_CANCEL,
 	TWHEEL_CMD_QUERY,
 	TWHEEL_CMD_BATCH,
+	TWHEEL_CMD_SETUP,
 };
 
 /* Feature bits reported by TWHEEL_IOC_API. */
@@ -110,6 +122,8 @@ enum {
 #define TWHEEL_FEATURE_ENGINE_SCHEME6	(1ULL << 5)	/* pure hashed wheel */
 #define TWHEEL_FEATURE_ENGINE_LAWN	(1ULL << 6)	/* Timer Lawn */
 #define TWHEEL_FEATURE_ENGINE_MASK	(7ULL << 4)
+/* TWHEEL_IOC_SETUP, and out_clockid and out_max_instances of the API */
+#define TWHEEL_FEATURE_SETUP	(1ULL << 7)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)
@@ -127,9 +141,14 @@ enum {
  * @out_max_timers_per_user: limit of live timers per user over all files,
  *	in effect (the module parameter, or when that is 0 the default sized
  *	from RAM); never 0
+ * @out_clockid: the clock of the file's timers, CLOCK_MONOTONIC unless
+ *	TWHEEL_IOC_SETUP chose CLOCK_BOOTTIME (TWHEEL_FEATURE_SETUP)
+ * @out_max_instances: most wheels of other clocks and ticks than the
+ *	default's that files may use at once (TWHEEL_FEATURE_SETUP)
  *
  * The handshake: programs check @out_abi_version and @out_features before
- * use.
+ * use.  @out_tick_ns and @out_clockid are the file's: the module's
+ * default, or what TWHEEL_IOC_SETUP chose.
  */
 struct twheel_api {
 	__u32 size;
@@ -144,6 +163,41 @@ struct twheel_api {
 	__u32 __reserved;
 	__aligned_u64 out_max_timers_per_fd;
 	__aligned_u64 out_max_timers_per_user;
+	__u32 out_clockid;
+	__u32 out_max_instances;
+};
+
+/**
+ * struct twheel_setup - ioctl(TWHEEL_IOC_SETUP)
+ * @size: sizeof(struct twheel_setup)
+ * @flags: must be 0
+ * @clockid: CLOCK_MONOTONIC, or CLOCK_BOOTTIME, which goes on counting
+ *	while the system is suspended; any other clock is EINVAL
+ * @__reserved: must be 0
+ * @tick_ns: the tick of the file's wheel in ns: 0 for the module's
+ *	(tick_ns parameter), else from 1000 (1 us) to 1000000000 (1 s), else
+ *	EINVAL
+ *
+ * Chooses the clock and the tick of the file's timers, before it has any:
+ * EBUSY once a timer exists (armed and not yet cancelled or read).  It
+ * may be called again while the file has no timer.  Every time of the
+ * file is then of @clockid (as the caller's time namespace reads it):
+ * absolute expiries, events, TWHEEL_IOC_QUERY.  Expiries are rounded up
+ * to the end of a tick, as with the default wheel, and a period must be
+ * at least one tick.
+ *
+ * Files that choose the same clock and tick share one wheel, created for
+ * the first and freed with the last; CLOCK_MONOTONIC at the module's tick
+ * is the default wheel, which is never counted.  At most
+ * out_max_instances other wheels exist at once (module parameter
+ * max_instances): a file that would need one more gets ENOSPC.
+ */
+struct twheel_setup {
+	__u32 size;
+	__u32 flags;
+	__u32 clockid;
+	__u32 __reserved;
+	__aligned_u64 tick_ns;
 };
 
 /* struct twheel_timer_spec flags */
@@ -154,7 +208,8 @@ struct twheel_api {
  * @flags: TWHEEL_ARM_ABS or 0
  * @__reserved: must be 0
  * @expires: first expiry in ns: a delay from now, or with TWHEEL_ARM_ABS a
- *	CLOCK_MONOTONIC time; at most 2^63 - 1
+ *	CLOCK_MONOTONIC time of the caller's time namespace; at most
+ *	2^63 - 1.  One before the host's boot is due at once
  * @period: 0 for a one-shot timer, else the period in ns (>= 1 tick)
  * @slack: how much later than each expiry the timer may fire, in ns; the
  *	kernel uses it to place timers on fewer ticks
@@ -249,7 +304,8 @@ struct twheel_cancel {
  * @out_state: TWHEEL_QUERY_* bits
  * @__reserved: must be 0
  * @out_remaining: ns until the next expiry, 0 if due or not pending
- * @out_expires: the next expiry (CLOCK_MONOTONIC ns), if pending
+ * @out_expires: the next expiry (CLOCK_MONOTONIC ns of the caller's time
+ *	namespace), if pending
  * @out_period: the period, 0 for a one-shot timer
  * @out_cookie: the cookie
  *
@@ -340,8 +396,10 @@ struct twheel_batch {
  * struct twheel_event - one expiration, as read() from the file
  * @handle: the timer
  * @cookie: its cookie
- * @expires: the expiry that fired (CLOCK_MONOTONIC ns)
- * @fired: when the kernel fired it; never less than @expires
+ * @expires: the expiry that fired (CLOCK_MONOTONIC ns of the reader's
+ *	time namespace)
+ * @fired: when the kernel fired it, in the same clock; never less than
+ *	@expires
  * @overrun: periodic timers: further expirations that happened before this
  *	event was read (they are merged into it); 0 for one-shot timers
  * @flags: TWHEEL_EVENT_* bits
@@ -369,5 +427,6 @@ struct twheel_event {
 #define TWHEEL_IOC_CANCEL	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_CANCEL)
 #define TWHEEL_IOC_QUERY	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_QUERY)
 #define TWHEEL_IOC_BATCH	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_BATCH)
+#define TWHEEL_IOC_SETUP	_IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_SETUP)
 
 #endif /* _UAPI_LINUX_TWHEEL_H */

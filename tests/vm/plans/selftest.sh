@@ -56,6 +56,16 @@ check "rmmod refused while /dev/twheel is open; fdinfo shows timers" \
 	rmmod_refused_while_open
 # README.md's C example, built as printed: one timer 100 ms out, cookie 42.
 check "README's libtwheel example runs" sh -c 'readme_example | grep -q "^cookie 42 fired "'
+# twheelctl's --clock and --tick: a file of its own clock and tick
+# (TWHEEL_IOC_SETUP), an absolute timer on it, none early.
+ctl_setup() {
+	twheelctl info -c boottime -t 0.25 >/tmp/info || return 1
+	grep -q '^clock  *boottime$' /tmp/info || { cat /tmp/info; return 1; }
+	grep -q '^tick_ns  *250000$' /tmp/info || { cat /tmp/info; return 1; }
+	twheelctl arm -c boottime -t 0.25 -a 20 | grep -q '^event ' || return 1
+	twheelctl arm -c monotonic -t 5 -p 10 -n 2 20 >/dev/null
+}
+check "twheelctl --clock boottime --tick: info and arm" ctl_setup
 check "debugfs stats of the default wheel" \
 	grep -q '^wakeups:' /sys/kernel/debug/twheel/default/stats
 

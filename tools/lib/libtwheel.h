@@ -176,9 +176,10 @@ LIBTWHEEL_EXPORT int libtwheel_setup(int fd, clockid_t clockid,
 /**
  * libtwheel_now() - the current CLOCK_MONOTONIC time in ns
  *
- * The clock of the times of a file that libtwheel_setup() did not put on
- * CLOCK_BOOTTIME: absolute expiries (TWHEEL_ARM_ABS) and the expires/fired
- * fields of events, as the caller's time namespace reads it.
+ * Return: the time in ns on the clock of the times of a file that
+ * libtwheel_setup() did not put on CLOCK_BOOTTIME (absolute expiries,
+ * TWHEEL_ARM_ABS, and the expires/fired fields of events), as the
+ * caller's time namespace reads it.
  */
 LIBTWHEEL_EXPORT uint64_t libtwheel_now(void);
 

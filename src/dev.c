@@ -1842,31 +1842,98 @@ static bool twheel_has_events(struct twheel_ctx *ctx)
 }
 
 /*
- * The mutex is held to take events and to finish their delivery, but not
- * across copy_to_user(): a buffer that faults slowly (userfaultfd, a
- * network file mapping) must not stall the file's ioctls.  It only stalls
- * other readers of the file: the events pass through the file's own
- * buffer, a run at a time, which @read_mutex gives to one reader.  So
- * read() allocates nothing.
+ * A read that must not sleep (IOCB_NOWAIT: io_uring's attempt from the
+ * submitting task, before it waits for EPOLLIN or hands the read to a
+ * worker).  It takes the two mutexes by trylock only, and holds them
+ * across the copy, which cannot sleep either: the buffer is faulted in
+ * first, with no lock held, and the copy runs with page faults disabled.
+ * So no event taken off the list ever waits for the mutex to be delivered
+ * or given back.  A copy that faults anyway gives its run back and ends
+ * the read there; with nothing read, EAGAIN sends io_uring to the blocking
+ * path, where the fault is taken.
  */
-static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
-			   loff_t *ppos)
+static ssize_t twheel_read_nowait(struct twheel_ctx *ctx, struct iov_iter *to)
 {
-	struct twheel_ctx *ctx = file->private_data;
 	struct twheel_event *evs = ctx->revs;
 	struct twheel_utimer **uts = ctx->ruts;
+	u32 *seqs = ctx->rseqs;
+	size_t want, copied;
+	ssize_t done = 0;
+	unsigned int n;
+	ktime_t off;
+
+	spin_lock_bh(&ctx->lock);
+	want = min_t(size_t, ctx->nready, iov_iter_count(to) / sizeof(*evs));
+	spin_unlock_bh(&ctx->lock);
+	if (!want)
+		return -EAGAIN;
+	/* Not one byte writable: as the blocking read() reports it. */
+	want *= sizeof(*evs);
+	if (fault_in_iov_iter_writeable(to, want) == want)
+		return -EFAULT;
+
+	if (!mutex_trylock(&ctx->read_mutex))
+		return -EAGAIN;
+	if (!mutex_trylock(&ctx->mutex)) {
+		mutex_unlock(&ctx->read_mutex);
+		return -EAGAIN;
+	}
+	/* the clock of the events, which SETUP cannot change meanwhile */
+	off = twheel_timens_offset(ctx->clockid);
+	while (iov_iter_count(to) >= sizeof(*evs)) {
+		n = twheel_take_events(ctx, evs, seqs, uts,
+				       min_t(size_t, TWHEEL_READ_CHUNK,
+					     iov_iter_count(to) / sizeof(*evs)));
+		if (!n)
+			break;
+		if (off)
+			twheel_events_convert(evs, n, off, true);
+		pagefault_disable();
+		copied = copy_to_iter(evs, n * sizeof(*evs), to);
+		pagefault_enable();
+		if (copied < n * sizeof(*evs)) {
+			iov_iter_revert(to, copied);
+			if (off)
+				twheel_events_convert(evs, n, off, false);
+			twheel_return_events(ctx, evs, seqs, n);
+			break;
+		}
+		twheel_deliver_events(ctx, evs, uts, n);
+		done += copied;
+	}
+	mutex_unlock(&ctx->mutex);
+	mutex_unlock(&ctx->read_mutex);
+	return done ?: -EAGAIN;
+}
+
+/*
+ * The mutex is held to take events and to finish their delivery, but not
+ * across the copy to userspace: a buffer that faults slowly (userfaultfd,
+ * a network file mapping) must not stall the file's ioctls.  It only
+ * stalls other readers of the file: the events pass through the file's
+ * own buffer, a run at a time, which @read_mutex gives to one reader.  So
+ * read() allocates nothing.  IOCB_NOWAIT: twheel_read_nowait().
+ */
+static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct twheel_ctx *ctx = iocb->ki_filp->private_data;
+	struct twheel_event *evs = ctx->revs;
+	struct twheel_utimer **uts = ctx->ruts;
+	size_t count = iov_iter_count(to);
 	u32 *seqs = ctx->rseqs;
 	ssize_t done = 0;
 	int ret;
 
 	if (count < sizeof(struct twheel_event))
 		return -EINVAL;
+	if (iocb->ki_flags & IOCB_NOWAIT)
+		return twheel_read_nowait(ctx, to);
 
 	for (;;) {
 		if (!twheel_has_events(ctx)) {
 			if (done)
 				break;
-			if (file->f_flags & O_NONBLOCK)
+			if (iocb->ki_filp->f_flags & O_NONBLOCK)
 				return -EAGAIN;
 			ret = wait_event_interruptible(ctx->wq,
 						       twheel_has_events(ctx));
@@ -1884,9 +1951,10 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 		while (count - done >= sizeof(*evs)) {
 			unsigned int want = min_t(size_t, TWHEEL_READ_CHUNK,
 						  (count - done) / sizeof(*evs));
-			unsigned long left;
+			size_t copied;
 			unsigned int n;
 			ktime_t off;
+			bool left;
 
 			/*
 			 * An ioctl may hold it while it faults on user
@@ -1904,9 +1972,13 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 				break;
 			if (off)
 				twheel_events_convert(evs, n, off, true);
-			left = copy_to_user(buf + done, evs, n * sizeof(*evs));
-			if (left && off)
-				twheel_events_convert(evs, n, off, false);
+			copied = copy_to_iter(evs, n * sizeof(*evs), to);
+			left = copied < n * sizeof(*evs);
+			if (left) {
+				iov_iter_revert(to, copied);
+				if (off)
+					twheel_events_convert(evs, n, off, false);
+			}
 			/* not killable: the events taken must go somewhere */
 			mutex_lock(&ctx->mutex);
 			if (left)
@@ -2031,6 +2103,8 @@ static int twheel_open(struct inode *inode, struct file *file)
 	ctx->tick_ns = st.tick_ns;
 	ctx->clockid = CLOCK_MONOTONIC;
 	file->private_data = ctx;
+	/* read_iter() honours IOCB_NOWAIT: io_uring reads without a worker */
+	file->f_mode |= FMODE_NOWAIT;
 	return nonseekable_open(inode, file);
 }
 
@@ -2074,7 +2148,7 @@ static const struct file_operations twheel_fops = {
 	.owner = THIS_MODULE,
 	.open = twheel_open,
 	.release = twheel_release,
-	.read = twheel_read,
+	.read_iter = twheel_read_iter,
 	.poll = twheel_poll,
 	.unlocked_ioctl = twheel_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,

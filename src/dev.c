@@ -137,6 +137,7 @@
 #include <linux/twheel.h>
 #include <uapi/linux/twheel.h>
 
+#include "compat.h"
 #include "twheel_internal.h"
 
 /* Limits and sizes of the userspace API. */
@@ -866,7 +867,8 @@ static u32 twheel_do_cancel(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 /**
  * struct twheel_ucmd - one ioctl's structure, in and out
  * @ctx:       the file
- * @ubuffer:   the caller's structure
+ * @ubuffer:   the caller's structure; NULL for an io_uring command, whose
+ *             outputs go to its completion from @cmd
  * @user_size: its size as the caller gave it
  * @cmd:       the kernel's copy, extended to the kernel's size
  */
@@ -880,6 +882,8 @@ struct twheel_ucmd {
 /* Copy the answer out, as much of it as the caller's structure holds. */
 static int twheel_ucmd_respond(struct twheel_ucmd *ucmd, size_t len)
 {
+	if (!ucmd->ubuffer)
+		return 0;
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd, min_t(size_t, ucmd->user_size, len)))
 		return -EFAULT;
 	return 0;
@@ -896,6 +900,8 @@ static void twheel_fill_api(struct twheel_ctx *ctx, u32 *abi, u32 *event_size,
 	*features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
 		    TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY |
 		    TWHEEL_FEATURE_SETUP;
+	if (IS_ENABLED(CONFIG_IO_URING))
+		*features |= TWHEEL_FEATURE_URING_CMD;
 	switch (st.engine) {
 	case TWHEEL_ENGINE_SCHEME6:
 		*features |= TWHEEL_FEATURE_ENGINE_SCHEME6;
@@ -1636,6 +1642,30 @@ static long twheel_ioctl_api_v1(struct twheel_ctx *ctx, void __user *arg)
 	return copy_to_user(arg, &api, sizeof(api)) ? -EFAULT : 0;
 }
 
+/*
+ * Run a command whose structure has been read, for an ioctl or an io_uring
+ * command.  Killable: the holder of the mutex may wait in a page fault on
+ * the caller's memory (a userfaultfd or FUSE mapping) for as long as it
+ * likes.  @nowait: the caller must not sleep for the mutex (io_uring's
+ * first attempt, from the submitting task), EAGAIN if it is taken.
+ */
+static int twheel_ucmd_run(const struct twheel_ioctl_op *op,
+			   struct twheel_ucmd *ucmd, bool nowait)
+{
+	struct twheel_ctx *ctx = ucmd->ctx;
+	int ret;
+
+	if (nowait) {
+		if (!mutex_trylock(&ctx->mutex))
+			return -EAGAIN;
+	} else if (mutex_lock_killable(&ctx->mutex)) {
+		return -EINTR;
+	}
+	ret = op->execute(ucmd);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
 static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct twheel_ctx *ctx = file->private_data;
@@ -1668,16 +1698,7 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 				    ucmd.user_size);
 	if (ret)
 		return ret;
-
-	/*
-	 * Killable: the holder may wait in a page fault on the caller's
-	 * memory (a userfaultfd or FUSE mapping) for as long as it likes.
-	 */
-	if (mutex_lock_killable(&ctx->mutex))
-		return -EINTR;
-	ret = op->execute(&ucmd);
-	mutex_unlock(&ctx->mutex);
-	return ret;
+	return twheel_ucmd_run(op, &ucmd, false);
 }
 
 /*
@@ -2144,6 +2165,114 @@ static int twheel_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#ifdef CONFIG_IO_URING
+/*
+ * io_uring commands (the uapi header's "io_uring commands"): ARM, MODIFY,
+ * CANCEL and BATCH as IORING_OP_URING_CMD, the ioctl's structure in the
+ * SQE, its outputs in the CQE, run by the ioctl's own handlers.
+ */
+
+/*
+ * Read the structure of @op from the command area of an SQE128, as
+ * copy_struct_from_user() reads an ioctl's: @size at least the first
+ * version, a longer structure's unknown tail zero.  The area may be the
+ * SQ ring, which userspace may write meanwhile: @size is read once, and
+ * what is checked is not read again.
+ */
+static int twheel_uring_copy_in(const struct twheel_ioctl_op *op, void *buf,
+				const u8 *area)
+{
+	u32 size;
+
+	memcpy(&size, area, sizeof(size));
+	if (size < op->min_size || size > TWHEEL_URING_CMD_SIZE_MAX)
+		return -EINVAL;
+	if (size > op->size) {
+		if (memchr_inv(area + op->size, 0, size - op->size))
+			return -E2BIG;
+		size = op->size;
+	}
+	memcpy(buf, area, size);
+	memset(buf + size, 0, op->size - size);
+	return 0;
+}
+
+/*
+ * Run one command.  Returns its result for the CQE's res and sets *@res2
+ * for its first extra field, or returns -EAGAIN from the submitting task
+ * when the file's mutex is taken, for io_uring to run it again from a
+ * worker thread, which may sleep for it.
+ */
+static int twheel_uring_cmd_run(struct io_uring_cmd *ioucmd,
+				unsigned int issue_flags, u64 *res2)
+{
+	union twheel_ucmd_buffer buf;
+	struct twheel_ucmd ucmd = {
+		.ctx = ioucmd->file->private_data,
+		.cmd = &buf,
+	};
+	const struct twheel_ioctl_op *op;
+	int ret;
+
+	switch (ioucmd->cmd_op) {
+	case TWHEEL_IOC_ARM:
+		/* the handle has nowhere else to go */
+		if (!(issue_flags & IO_URING_F_CQE32))
+			return -EOPNOTSUPP;
+		break;
+	case TWHEEL_IOC_MODIFY:
+	case TWHEEL_IOC_CANCEL:
+	case TWHEEL_IOC_BATCH:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	/* A registered buffer means nothing to these commands. */
+	if (ioucmd->flags & IORING_URING_CMD_FIXED)
+		return -EINVAL;
+	/* A 64-byte SQE's 16 bytes hold no structure of ours. */
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EOPNOTSUPP;
+	op = &twheel_ioctl_ops[_IOC_NR(ioucmd->cmd_op) - TWHEEL_CMD_BASE];
+	ret = twheel_uring_copy_in(op, &buf, twheel_uring_cmd_area(ioucmd));
+	if (ret)
+		return ret;
+	ucmd.user_size = op->size;
+	ret = twheel_ucmd_run(op, &ucmd, issue_flags & IO_URING_F_NONBLOCK);
+	if (ret < 0)
+		return ret;
+	switch (ioucmd->cmd_op) {
+	case TWHEEL_IOC_ARM:
+		*res2 = buf.arm.out_handle;
+		break;
+	case TWHEEL_IOC_CANCEL:
+		ret = buf.cancel.out_status;
+		break;
+	case TWHEEL_IOC_BATCH:
+		*res2 = buf.batch.out_failed;
+		break;
+	}
+	return ret;
+}
+
+/*
+ * ->uring_cmd(): every command completes here, in the call, but for
+ * EAGAIN; its outputs need io_uring_cmd_done() to reach the CQE.
+ */
+static int twheel_uring_cmd(struct io_uring_cmd *ioucmd,
+			    unsigned int issue_flags)
+{
+	u64 res2 = 0;
+	int ret;
+
+	ret = twheel_uring_cmd_run(ioucmd, issue_flags, &res2);
+	if (ret == -EAGAIN)
+		return ret;
+	twheel_uring_cmd_done(ioucmd, ret, res2, issue_flags);
+	return -EIOCBQUEUED;
+}
+#endif /* CONFIG_IO_URING */
+
 static const struct file_operations twheel_fops = {
 	.owner = THIS_MODULE,
 	.open = twheel_open,
@@ -2152,6 +2281,9 @@ static const struct file_operations twheel_fops = {
 	.poll = twheel_poll,
 	.unlocked_ioctl = twheel_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+#ifdef CONFIG_IO_URING
+	.uring_cmd = twheel_uring_cmd,
+#endif
 	.show_fdinfo = twheel_show_fdinfo,
 };
 

@@ -10,11 +10,21 @@
  * worker (IOSQE_ASYNC) must show one.  On 6.7 and later,
  * IORING_OP_READ_MULTISHOT with provided buffers delivers events from one
  * SQE; on older kernels that test skips.
+ *
+ * Commands: ARM, MODIFY, CANCEL and BATCH as IORING_OP_URING_CMD on an
+ * SQE128 and CQE32 ring, each error of the ioctls' table through the
+ * ring, the ring's own requirements (EOPNOTSUPP), and a command that
+ * meets the file's mutex taken: it must not sleep for it on the
+ * submitting task, but complete from a worker once the mutex is free.
  */
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include <linux/userfaultfd.h>
 
 #include <liburing.h>
 
@@ -105,9 +115,9 @@ FIXTURE_SETUP(twheel_uring)
 	ASSERT_LE(0, self->fd)
 		TH_LOG("open %s: %s", TWHEEL_DEV, strerror(errno));
 	ret = io_uring_queue_init(16, &self->ring, 0);
-	if (ret == -ENOSYS || ret == -EPERM)
+	/* disabled (sysctl kernel.io_uring_disabled) or not built in */
+	if (ret)
 		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
-	ASSERT_EQ(0, ret);
 	ASSERT_EQ(0, iou_workers());
 }
 
@@ -325,6 +335,529 @@ TEST_F(twheel_uring, read_multishot)
 		io_uring_cqe_seen(&self->ring, cqe);
 	}
 	free(bufs);
+}
+
+/* ---- timer operations as IORING_OP_URING_CMD -------------------------- */
+
+/*
+ * Submit one command with @len bytes of @arg in the SQE's command area
+ * (the rest zero) and wait for it: its res, and in *@res2 (if not NULL)
+ * the CQE's first extra field on a CQE32 ring.
+ */
+static int ucmd_submit(struct io_uring *ring, int fd, uint32_t cmd_op,
+		       const void *arg, size_t len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	size_t sqe_size = ring->flags & IORING_SETUP_SQE128 ? 128 : 64;
+
+	if (!sqe)
+		return -EBUSY;
+	memset(sqe, 0, sqe_size);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = cmd_op;
+	if (len > sqe_size - offsetof(struct io_uring_sqe, cmd))
+		return -E2BIG;
+	memcpy(sqe->cmd, arg, len);
+	return io_uring_submit(ring) == 1 ? 0 : -EIO;
+}
+
+static int ucmd_reap(struct io_uring *ring, uint64_t *res2)
+{
+	struct io_uring_cqe *cqe;
+	int ret = wait_cqe(ring, &cqe);
+
+	if (ret)
+		return ret == -ETIME ? -ETIMEDOUT : ret;
+	ret = cqe->res;
+	if (res2)
+		*res2 = ring->flags & IORING_SETUP_CQE32 ? cqe->big_cqe[0] : POISON;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+static int ucmd(struct io_uring *ring, int fd, uint32_t cmd_op,
+		const void *arg, size_t len, uint64_t *res2)
+{
+	int ret = ucmd_submit(ring, fd, cmd_op, arg, len);
+
+	return ret ? ret : ucmd_reap(ring, res2);
+}
+
+static int ucmd_arm(struct io_uring *ring, int fd, uint32_t flags,
+		    uint64_t expires, uint64_t period, uint64_t cookie,
+		    uint64_t *handle)
+{
+	struct twheel_arm a = { .size = sizeof(a) };
+
+	tw_spec(&a.spec, flags, expires, period, 0, cookie);
+	return ucmd(ring, fd, TWHEEL_IOC_ARM, &a, sizeof(a), handle);
+}
+
+static int ucmd_modify(struct io_uring *ring, int fd, uint64_t handle,
+		       uint32_t flags, uint64_t expires, uint64_t cookie)
+{
+	struct twheel_modify m = { .size = sizeof(m), .handle = handle };
+
+	tw_spec(&m.spec, flags, expires, 0, 0, cookie);
+	return ucmd(ring, fd, TWHEEL_IOC_MODIFY, &m, sizeof(m), NULL);
+}
+
+static int ucmd_cancel(struct io_uring *ring, int fd, uint64_t handle)
+{
+	struct twheel_cancel c = { .size = sizeof(c), .handle = handle };
+
+	return ucmd(ring, fd, TWHEEL_IOC_CANCEL, &c, sizeof(c), NULL);
+}
+
+/* The batch's res; *@failed gets the CQE's out_failed. */
+static int ucmd_batch(struct io_uring *ring, int fd,
+		      struct twheel_batch_op *ops, uint32_t count,
+		      uint64_t *failed)
+{
+	struct twheel_batch b = {
+		.size = sizeof(b),
+		.ops = (uintptr_t)ops,
+		.count = count,
+		.op_size = sizeof(*ops),
+	};
+
+	return ucmd(ring, fd, TWHEEL_IOC_BATCH, &b, sizeof(b), failed);
+}
+
+FIXTURE(twheel_ucmd) {
+	int fd;
+	struct io_uring ring;
+	struct twheel_api api;
+};
+
+FIXTURE_SETUP(twheel_ucmd)
+{
+	int ret;
+
+	self->fd = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, self->fd)
+		TH_LOG("open %s: %s", TWHEEL_DEV, strerror(errno));
+	test_ioctl_api(self->fd, &self->api);
+	ASSERT_TRUE(self->api.out_features & TWHEEL_FEATURE_URING_CMD);
+	ret = io_uring_queue_init(16, &self->ring,
+				  IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	/* disabled (sysctl kernel.io_uring_disabled) or not built in */
+	if (ret)
+		SKIP(return, "io_uring unavailable: %s", strerror(-ret));
+}
+
+FIXTURE_TEARDOWN(twheel_ucmd)
+{
+	io_uring_queue_exit(&self->ring);
+	close(self->fd);
+}
+
+/* ARM, MODIFY, CANCEL through the ring; QUERY (ioctl) sees each. */
+TEST_F(twheel_ucmd, arm_modify_cancel)
+{
+	struct twheel_query q;
+	uint64_t h = POISON, t = now_ns() + 100 * NSEC_PER_SEC;
+
+	ASSERT_EQ(0, ucmd_arm(&self->ring, self->fd, TWHEEL_ARM_ABS, t, 0, 42, &h));
+	ASSERT_NE(POISON, h);
+	ASSERT_NE(0, h);
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_EQ(TWHEEL_QUERY_PENDING, q.out_state);
+	EXPECT_LE(t, q.out_expires);
+	EXPECT_EQ(42, q.out_cookie);
+	EXPECT_EQ(1, fd_timers(self->fd));
+
+	ASSERT_EQ(0, ucmd_modify(&self->ring, self->fd, h, TWHEEL_ARM_ABS,
+				 t + NSEC_PER_SEC, 43));
+	test_ioctl_query(self->fd, h, &q);
+	EXPECT_LE(t + NSEC_PER_SEC, q.out_expires);
+	EXPECT_EQ(43, q.out_cookie);
+
+	EXPECT_EQ(TWHEEL_CANCEL_PENDING, ucmd_cancel(&self->ring, self->fd, h));
+	test_err_query(ENOENT, self->fd, h, &q);
+	EXPECT_EQ(0, fd_timers(self->fd));
+	/* the handle is gone for the ring too */
+	EXPECT_EQ(-ENOENT, ucmd_cancel(&self->ring, self->fd, h));
+	EXPECT_EQ(-ENOENT, ucmd_modify(&self->ring, self->fd, h, 0, 1, 0));
+}
+
+/* A timer armed through the ring fires, never early; CANCEL says FIRED. */
+TEST_F(twheel_ucmd, armed_timer_fires)
+{
+	struct twheel_event ev;
+	uint64_t h, h2;
+
+	ASSERT_EQ(0, ucmd_arm(&self->ring, self->fd, 0, 5 * NSEC_PER_MSEC, 0, 9, &h));
+	ASSERT_EQ(1, read_by(self->fd, &ev, 1, now_ns() + 5 * NSEC_PER_SEC));
+	EXPECT_EQ(h, ev.handle);
+	EXPECT_EQ(9, ev.cookie);
+	EXPECT_LE(ev.expires, ev.fired);
+
+	ASSERT_EQ(0, ucmd_arm(&self->ring, self->fd, 0, 1, 0, 10, &h2));
+	ASSERT_EQ(1, wait_in(self->fd, 5000));
+	EXPECT_EQ(TWHEEL_CANCEL_FIRED, ucmd_cancel(&self->ring, self->fd, h2));
+	EXPECT_EQ(0, fd_timers(self->fd));
+}
+
+/* A batch through the ring: arms, then cancels with one stale handle. */
+TEST_F(twheel_ucmd, batch)
+{
+	struct twheel_batch_op ops[100];
+	uint64_t handles[100], failed = POISON;
+	int i;
+
+	for (i = 0; i < 100; i++)
+		op_arm(&ops[i], 0, 100 * NSEC_PER_SEC, 0, i);
+	ASSERT_EQ(100, ucmd_batch(&self->ring, self->fd, ops, 100, &failed));
+	EXPECT_EQ(0, failed);
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, ops[i].out_result);
+		handles[i] = ops[i].handle;
+	}
+	EXPECT_EQ(100, fd_timers(self->fd));
+	for (i = 0; i < 100; i++)
+		op_cancel(&ops[i], handles[i]);
+	ops[50].handle = handles[50] + (1ULL << 32);	/* stale */
+	ASSERT_EQ(100, ucmd_batch(&self->ring, self->fd, ops, 100, &failed));
+	EXPECT_EQ(1, failed);
+	EXPECT_EQ(-ENOENT, ops[50].out_result);
+	EXPECT_EQ(1, fd_timers(self->fd));
+	EXPECT_EQ(0, op_res(&ops[49]));
+}
+
+/* An ioctl structure, raw, as a case of the errno table puts it in the SQE. */
+union ucmd_arg {
+	struct twheel_arm arm;
+	struct twheel_modify modify;
+	struct twheel_cancel cancel;
+	struct twheel_batch batch;
+	uint8_t bytes[TWHEEL_URING_CMD_SIZE_MAX];
+};
+
+/*
+ * Each error of the ioctls' table (and the ring's own) through the ring:
+ * @cmd_op, a structure prepared by @prep from a valid one, the errno.
+ * @len: bytes put in the SQE (default: the whole command area).
+ */
+struct ucmd_case {
+	const char *name;
+	uint32_t cmd_op;
+	void (*prep)(union ucmd_arg *a, uint64_t live, uint64_t stale);
+	int err;
+};
+
+#define FAR_NS (1000 * NSEC_PER_SEC)
+
+static void arm_ok(union ucmd_arg *a, uint64_t live, uint64_t stale)
+{
+	a->arm.size = sizeof(a->arm);
+	a->arm.spec.expires = FAR_NS;
+}
+
+static void modify_ok(union ucmd_arg *a, uint64_t live, uint64_t stale)
+{
+	a->modify.size = sizeof(a->modify);
+	a->modify.handle = live;
+	a->modify.spec.expires = FAR_NS;
+}
+
+static void cancel_ok(union ucmd_arg *a, uint64_t live, uint64_t stale)
+{
+	a->cancel.size = sizeof(a->cancel);
+	a->cancel.handle = stale;	/* a valid structure; ENOENT */
+}
+
+static struct twheel_batch_op case_ops[4];
+
+static void batch_ok(union ucmd_arg *a, uint64_t live, uint64_t stale)
+{
+	a->batch.size = sizeof(a->batch);
+	a->batch.ops = (uintptr_t)case_ops;
+	a->batch.count = 1;
+	a->batch.op_size = sizeof(case_ops[0]);
+	op_modify(&case_ops[0], live, FAR_NS, 0);
+}
+
+#define CASE_FN(fn, base, stmt)						\
+static void fn(union ucmd_arg *a, uint64_t live, uint64_t stale)	\
+{									\
+	base(a, live, stale);						\
+	stmt;								\
+}
+
+CASE_FN(arm_flags, arm_ok, a->arm.flags = 1)
+CASE_FN(arm_spec_flags, arm_ok, a->arm.spec.flags = 2)
+CASE_FN(arm_spec_reserved, arm_ok, a->arm.spec.__reserved = 1)
+CASE_FN(arm_expires, arm_ok, a->arm.spec.expires = 1ULL << 63)
+CASE_FN(arm_period, arm_ok, a->arm.spec.period = 1)
+CASE_FN(arm_slack, arm_ok, a->arm.spec.slack = 1ULL << 63)
+CASE_FN(arm_size0, arm_ok, a->arm.size = 0)
+CASE_FN(arm_size_short, arm_ok, a->arm.size = sizeof(a->arm) - 1)
+CASE_FN(arm_size_area, arm_ok, a->arm.size = TWHEEL_URING_CMD_SIZE_MAX + 1)
+CASE_FN(arm_tail_zero, arm_ok, a->arm.size = TWHEEL_URING_CMD_SIZE_MAX)
+CASE_FN(arm_tail_set, arm_ok,
+	(a->arm.size = TWHEEL_URING_CMD_SIZE_MAX, a->bytes[79] = 1))
+CASE_FN(modify_flags, modify_ok, a->modify.flags = 1)
+CASE_FN(modify_spec_flags, modify_ok, a->modify.spec.flags = 2)
+CASE_FN(modify_expires, modify_ok, a->modify.spec.expires = 1ULL << 63)
+CASE_FN(modify_period, modify_ok, a->modify.spec.period = 1)
+CASE_FN(modify_stale, modify_ok, a->modify.handle = stale)
+CASE_FN(modify_zero, modify_ok, a->modify.handle = 0)
+CASE_FN(modify_size, modify_ok, a->modify.size = sizeof(a->modify) - 8)
+CASE_FN(modify_tail_set, modify_ok,
+	(a->modify.size = sizeof(a->modify) + 8, a->bytes[sizeof(a->modify)] = 1))
+CASE_FN(cancel_flags, cancel_ok, (a->cancel.handle = live, a->cancel.flags = 1))
+CASE_FN(cancel_reserved, cancel_ok,
+	(a->cancel.handle = live, a->cancel.__reserved = 1))
+CASE_FN(cancel_zero, cancel_ok, a->cancel.handle = 0)
+CASE_FN(cancel_size, cancel_ok, (a->cancel.handle = live, a->cancel.size = 16))
+CASE_FN(cancel_tail_set, cancel_ok,
+	(a->cancel.handle = live, a->cancel.size = 32, a->bytes[31] = 1))
+CASE_FN(batch_flags, batch_ok, a->batch.flags = 1)
+CASE_FN(batch_count, batch_ok, a->batch.count = 65537)
+CASE_FN(batch_op_size_small, batch_ok, a->batch.op_size = 55)
+CASE_FN(batch_op_size_big, batch_ok, a->batch.op_size = 4097)
+CASE_FN(batch_efault, batch_ok, a->batch.ops = 8)
+CASE_FN(batch_size, batch_ok, a->batch.size = sizeof(a->batch) - 4)
+CASE_FN(batch_tail_set, batch_ok,
+	(a->batch.size = sizeof(a->batch) + 8, a->bytes[sizeof(a->batch) + 7] = 1))
+
+static const struct ucmd_case ucmd_cases[] = {
+	{ "arm: valid", TWHEEL_IOC_ARM, arm_ok, 0 },
+	{ "arm: flags", TWHEEL_IOC_ARM, arm_flags, EINVAL },
+	{ "arm: spec.flags", TWHEEL_IOC_ARM, arm_spec_flags, EINVAL },
+	{ "arm: spec.__reserved", TWHEEL_IOC_ARM, arm_spec_reserved, EINVAL },
+	{ "arm: expires 2^63", TWHEEL_IOC_ARM, arm_expires, EINVAL },
+	{ "arm: period under a tick", TWHEEL_IOC_ARM, arm_period, EINVAL },
+	{ "arm: slack 2^63", TWHEEL_IOC_ARM, arm_slack, EINVAL },
+	{ "arm: size 0", TWHEEL_IOC_ARM, arm_size0, EINVAL },
+	{ "arm: size below the first version", TWHEEL_IOC_ARM, arm_size_short, EINVAL },
+	{ "arm: size beyond the command area", TWHEEL_IOC_ARM, arm_size_area, EINVAL },
+	{ "arm: longer, zero tail", TWHEEL_IOC_ARM, arm_tail_zero, 0 },
+	{ "arm: longer, tail set", TWHEEL_IOC_ARM, arm_tail_set, E2BIG },
+	{ "modify: valid", TWHEEL_IOC_MODIFY, modify_ok, 0 },
+	{ "modify: flags", TWHEEL_IOC_MODIFY, modify_flags, EINVAL },
+	{ "modify: spec.flags", TWHEEL_IOC_MODIFY, modify_spec_flags, EINVAL },
+	{ "modify: expires 2^63", TWHEEL_IOC_MODIFY, modify_expires, EINVAL },
+	{ "modify: period under a tick", TWHEEL_IOC_MODIFY, modify_period, EINVAL },
+	{ "modify: stale handle", TWHEEL_IOC_MODIFY, modify_stale, ENOENT },
+	{ "modify: handle 0", TWHEEL_IOC_MODIFY, modify_zero, ENOENT },
+	{ "modify: size below the first version", TWHEEL_IOC_MODIFY, modify_size, EINVAL },
+	{ "modify: longer, tail set", TWHEEL_IOC_MODIFY, modify_tail_set, E2BIG },
+	{ "cancel: stale handle", TWHEEL_IOC_CANCEL, cancel_ok, ENOENT },
+	{ "cancel: flags", TWHEEL_IOC_CANCEL, cancel_flags, EINVAL },
+	{ "cancel: __reserved", TWHEEL_IOC_CANCEL, cancel_reserved, EINVAL },
+	{ "cancel: handle 0", TWHEEL_IOC_CANCEL, cancel_zero, ENOENT },
+	{ "cancel: size below the first version", TWHEEL_IOC_CANCEL, cancel_size, EINVAL },
+	{ "cancel: longer, tail set", TWHEEL_IOC_CANCEL, cancel_tail_set, E2BIG },
+	{ "batch: valid", TWHEEL_IOC_BATCH, batch_ok, 0 },
+	{ "batch: flags", TWHEEL_IOC_BATCH, batch_flags, EINVAL },
+	{ "batch: count above out_max_batch", TWHEEL_IOC_BATCH, batch_count, E2BIG },
+	{ "batch: op_size below 56", TWHEEL_IOC_BATCH, batch_op_size_small, EINVAL },
+	{ "batch: op_size above 4096", TWHEEL_IOC_BATCH, batch_op_size_big, E2BIG },
+	{ "batch: records unreadable", TWHEEL_IOC_BATCH, batch_efault, EFAULT },
+	{ "batch: size below the first version", TWHEEL_IOC_BATCH, batch_size, EINVAL },
+	{ "batch: longer, tail set", TWHEEL_IOC_BATCH, batch_tail_set, E2BIG },
+	/* commands the ring does not carry, and commands of no version */
+	{ "API", TWHEEL_IOC_API, arm_ok, ENOTTY },
+	{ "QUERY", TWHEEL_IOC_QUERY, modify_ok, ENOTTY },
+	{ "version 1 ARM", TWHEEL_V1_IOC_ARM, arm_ok, ENOTTY },
+	{ "version 1 CANCEL", TWHEEL_V1_IOC_CANCEL, cancel_ok, ENOTTY },
+	{ "next number", _IO(TWHEEL_IOCTL_MAGIC, TWHEEL_CMD_BATCH + 8), arm_ok, ENOTTY },
+	{ "other type", _IO(0xee, TWHEEL_CMD_ARM), arm_ok, ENOTTY },
+	{ "0", 0, arm_ok, ENOTTY },
+};
+
+/*
+ * Every case, on a live timer and a stale handle: its errno, and the
+ * file's timers unchanged by a failure.
+ */
+TEST_F(twheel_ucmd, errno_table)
+{
+	uint64_t live, stale, res2;
+	size_t i;
+
+	test_ioctl_arm(self->fd, 0, FAR_NS, 0, 0, 1, &stale);
+	test_ioctl_cancel(self->fd, stale, NULL);
+	test_ioctl_arm(self->fd, 0, FAR_NS, 0, 0, 1, &live);
+	for (i = 0; i < ARRAY_SIZE(ucmd_cases); i++) {
+		const struct ucmd_case *c = &ucmd_cases[i];
+		long before = fd_timers(self->fd);
+		union ucmd_arg a;
+		int ret;
+
+		memset(&a, 0, sizeof(a));
+		c->prep(&a, live, stale);
+		ret = ucmd(&self->ring, self->fd, c->cmd_op, &a, sizeof(a), &res2);
+		if (c->err) {
+			EXPECT_EQ(-c->err, ret) TH_LOG("%s: %d", c->name, ret);
+			EXPECT_EQ(before, fd_timers(self->fd)) TH_LOG("%s", c->name);
+			continue;
+		}
+		/* the valid ones: ARM's handle, BATCH's one record */
+		if (c->cmd_op == TWHEEL_IOC_BATCH) {
+			EXPECT_EQ(1, ret) TH_LOG("%s", c->name);
+			EXPECT_EQ(0, res2) TH_LOG("%s", c->name);
+		} else {
+			EXPECT_EQ(0, ret) TH_LOG("%s: %d", c->name, ret);
+		}
+		if (c->cmd_op == TWHEEL_IOC_ARM && !ret)
+			test_ioctl_cancel(self->fd, res2, NULL);
+	}
+	EXPECT_EQ(1, fd_timers(self->fd));
+}
+
+/* A batch record's own errors come back in its out_result. */
+TEST_F(twheel_ucmd, batch_record_errors)
+{
+	struct twheel_batch_op ops[4];
+	uint64_t failed;
+
+	op_arm(&ops[0], 0, FAR_NS, 0, 1);
+	op_arm(&ops[1], 4, FAR_NS, 0, 2);		/* spec.flags */
+	op_cancel(&ops[2], 0);				/* no such timer */
+	op_set(&ops[3], 99, 0, 0, 0);			/* no such op */
+	ASSERT_EQ(4, ucmd_batch(&self->ring, self->fd, ops, 4, &failed));
+	EXPECT_EQ(3, failed);
+	EXPECT_EQ(0, ops[0].out_result);
+	EXPECT_EQ(-EINVAL, ops[1].out_result);
+	EXPECT_EQ(-ENOENT, ops[2].out_result);
+	EXPECT_EQ(-EINVAL, ops[3].out_result);
+	EXPECT_EQ(1, fd_timers(self->fd));
+}
+
+/* The ring's requirements: SQE128 for every command, CQE32 for ARM. */
+TEST_F(twheel_ucmd, ring_setup)
+{
+	struct twheel_cancel c = { .size = sizeof(c) };
+	struct twheel_arm a = { .size = sizeof(a) };
+	struct io_uring r64, r128;
+	uint64_t h;
+
+	a.spec.expires = FAR_NS;
+	ASSERT_EQ(0, io_uring_queue_init(4, &r64, 0));
+	/* 16 bytes of the structure are all a 64-byte SQE holds */
+	EXPECT_EQ(-EOPNOTSUPP, ucmd(&r64, self->fd, TWHEEL_IOC_CANCEL, &c, 16, NULL));
+	EXPECT_EQ(-EOPNOTSUPP, ucmd(&r64, self->fd, TWHEEL_IOC_ARM, &a, 16, NULL));
+	io_uring_queue_exit(&r64);
+
+	ASSERT_EQ(0, io_uring_queue_init(4, &r128, IORING_SETUP_SQE128));
+	EXPECT_EQ(-EOPNOTSUPP, ucmd(&r128, self->fd, TWHEEL_IOC_ARM, &a, sizeof(a), NULL));
+	EXPECT_EQ(0, fd_timers(self->fd));
+	/* the others need no CQE32 */
+	test_ioctl_arm(self->fd, 0, FAR_NS, 0, 0, 1, &h);
+	c.handle = h;
+	EXPECT_EQ(TWHEEL_CANCEL_PENDING,
+		  ucmd(&r128, self->fd, TWHEEL_IOC_CANCEL, &c, sizeof(c), NULL));
+	io_uring_queue_exit(&r128);
+}
+
+/* ENOSPC at the per-file limit, when it is small enough to reach here. */
+TEST_F(twheel_ucmd, enospc)
+{
+	uint64_t limit = self->api.out_max_timers_per_fd, h, failed;
+	struct twheel_batch_op *ops, op;
+	uint64_t i;
+
+	if (limit > 100000)
+		SKIP(return, "per-file limit %llu: run with small limits",
+		     (unsigned long long)limit);
+	ops = calloc(limit, sizeof(*ops));
+	ASSERT_NE(NULL, ops);
+	for (i = 0; i < limit; i++)
+		op_arm(&ops[i], 0, FAR_NS, 0, i);
+	/* the per-user limit may be the lower: fill what it allows */
+	_test_ioctl_batch(self->fd, ops, limit, NULL);
+	free(ops);
+	EXPECT_EQ(-ENOSPC, ucmd_arm(&self->ring, self->fd, 0, FAR_NS, 0, 0, &h));
+	op_arm(&op, 0, FAR_NS, 0, 0);
+	EXPECT_EQ(1, ucmd_batch(&self->ring, self->fd, &op, 1, &failed));
+	EXPECT_EQ(1, failed);
+	EXPECT_EQ(-ENOSPC, op.out_result);
+}
+
+/* ---- a command meets the file's mutex taken ---------------------------- */
+
+struct stalled_batch {
+	int fd;
+	struct twheel_batch_op *ops;
+	long ret;
+};
+
+static void *stalled_batch_fn(void *arg)
+{
+	struct stalled_batch *b = arg;
+
+	b->ret = _test_ioctl_batch(b->fd, b->ops, 1, NULL);
+	return NULL;
+}
+
+/*
+ * A thread's BATCH ioctl holds the file's mutex while it faults on its
+ * records (a userfaultfd page).  A CANCEL submitted through the ring then
+ * must not sleep for the mutex in io_uring_enter(): it returns at once,
+ * not completed, and a worker thread takes it over; when the fault is
+ * resolved and the ioctl is done, the CANCEL completes.
+ */
+TEST_F(twheel_ucmd, mutex_taken_goes_to_worker)
+{
+	struct uffdio_api uapi = { .api = UFFD_API };
+	struct uffdio_register reg = { 0 };
+	struct twheel_cancel c = { .size = sizeof(c) };
+	long psz = sysconf(_SC_PAGESIZE);
+	struct stalled_batch b;
+	struct uffdio_copy copy;
+	struct io_uring_cqe *cqe;
+	struct uffd_msg msg;
+	void *page, *zeros;
+	pthread_t th;
+	uint64_t h;
+	int uffd;
+
+	uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (uffd < 0)
+		SKIP(return, "userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_API, &uapi));
+	page = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	zeros = mmap(NULL, psz, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, page);
+	ASSERT_NE(MAP_FAILED, zeros);
+	reg.range.start = (uintptr_t)page;
+	reg.range.len = psz;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_REGISTER, &reg));
+
+	test_ioctl_arm(self->fd, 0, FAR_NS, 0, 0, 1, &h);
+	/* the record is read under the mutex: the copy-in faults there */
+	b.fd = self->fd;
+	b.ops = page;
+	ASSERT_EQ(0, pthread_create(&th, NULL, stalled_batch_fn, &b));
+	ASSERT_EQ(1, wait_in(uffd, 5000)) TH_LOG("the batch did not fault");
+	ASSERT_EQ(sizeof(msg), read(uffd, &msg, sizeof(msg)));
+
+	c.handle = h;
+	ASSERT_EQ(0, ucmd_submit(&self->ring, self->fd, TWHEEL_IOC_CANCEL,
+				 &c, sizeof(c)));
+	/* io_uring_enter() returned: nothing completed, a worker waits */
+	EXPECT_EQ(-EAGAIN, io_uring_peek_cqe(&self->ring, &cqe));
+	/* this thread and the batch's */
+	EXPECT_LT(0, iou_workers_besides(2));
+
+	/* the zeroed record is an invalid op: the batch fails it, then goes */
+	copy.dst = (uintptr_t)page;
+	copy.src = (uintptr_t)zeros;
+	copy.len = psz;
+	copy.mode = 0;
+	ASSERT_EQ(0, ioctl(uffd, UFFDIO_COPY, &copy));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	EXPECT_EQ(1, b.ret);
+	EXPECT_EQ(TWHEEL_CANCEL_PENDING, ucmd_reap(&self->ring, NULL));
+	EXPECT_EQ(0, fd_timers(self->fd));
+	close(uffd);
 }
 
 TEST_HARNESS_MAIN

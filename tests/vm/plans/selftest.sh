@@ -113,13 +113,15 @@ for t in /selftests/*_test /selftests/*_test32; do
 done
 [ -n "$found" ] || fail "no selftest binaries in the initramfs"
 
-# The limit cases of twheel_unpriv_test, and the fault test's check that
-# no per-user charge leaked, skip at the default per-user limit (a tenth of
-# RAM: too many timers to reach quickly here).  Reload twheel with small
-# limits, the per-file one below the per-user one, and run them again.
+# The limit cases of twheel_unpriv_test and twheel_uring_test, and the
+# fault test's check that no per-user charge leaked, skip at the default
+# per-user limit (a tenth of RAM: too many timers to reach quickly here).
+# Reload twheel with small limits, the per-file one below the per-user
+# one, and run them again.
 SMALL_LIMITS="max_timers_per_user=1000 max_timers_per_fd=600"
 small=
-for t in /selftests/twheel_unpriv_test /selftests/twheel_fault_test; do
+for t in /selftests/twheel_unpriv_test /selftests/twheel_fault_test \
+	/selftests/twheel_uring_test; do
 	[ -x "$t" ] || continue
 	if [ -z "$small" ]; then
 		small=1

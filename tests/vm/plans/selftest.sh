@@ -66,6 +66,15 @@ ctl_setup() {
 	twheelctl arm -c monotonic -t 5 -p 10 -n 2 20 >/dev/null
 }
 check "twheelctl --clock boottime --tick: info and arm" ctl_setup
+# Documentation/userspace-api.rst's io_uring example, built as printed: a
+# timer armed and read through the ring, another armed and cancelled.
+uring_example() {
+	_out=$(/selftests/twheel_uring_example) || return 1
+	echo "$_out"
+	echo "$_out" | grep -q "cookie 7 fired " &&
+		echo "$_out" | grep -q "^cancel: pending$"
+}
+check "userspace-api's io_uring example runs" uring_example
 check "debugfs stats of the default wheel" \
 	grep -q '^wakeups:' /sys/kernel/debug/twheel/default/stats
 

@@ -58,6 +58,17 @@ static inline void twheel_uring_cmd_done(struct io_uring_cmd *ioucmd,
 {
 	io_uring_cmd_done(ioucmd, ret, res2, issue_flags);
 }
+
+/*
+ * Commands that stay pending until an event of the driver completes them
+ * need io_uring to cancel them when the ring goes away: cancelable
+ * commands (io_uring_cmd_mark_cancelable(), IO_URING_F_CANCEL), 6.7 on.
+ * Without them a pending command would hold the ring's teardown until it
+ * completed by itself.
+ */
+#ifdef IORING_URING_CMD_CANCELABLE
+#define TWHEEL_HAVE_URING_EXPIRY	1
+#endif
 #endif /* CONFIG_IO_URING */
 
 #endif /* _TWHEEL_COMPAT_H */

@@ -117,6 +117,26 @@
  * for a @cmd_op that is not one of the four (TWHEEL_IOC_API and
  * TWHEEL_IOC_QUERY have more outputs than a completion holds).
  *
+ * The expiry as the completion (TWHEEL_FEATURE_URING_EXPIRY, 6.7 and
+ * later): an ARM with TWHEEL_ARM_URING_EXPIRY in @flags of struct
+ * twheel_arm stays pending until its timer fires, and then completes with
+ * res 0 and, on a CQE32 ring, the time it fired (CLOCK_MONOTONIC ns) in
+ * big_cqe[0]; the SQE's user_data identifies it.  The timer is one-shot
+ * (a period is EINVAL) and queues no event for read().  If the SQE's
+ * @addr is not 0 it points to a __u64 that receives the timer's handle
+ * when the command is submitted (EFAULT, nothing armed, if it cannot be
+ * written).  A CANCEL of the handle (ioctl, command or batch record)
+ * completes the pending command with ECANCELED and reports
+ * TWHEEL_CANCEL_PENDING; one that comes after the expiry reports
+ * TWHEEL_CANCEL_FIRED, and the command completes with 0.  Each command
+ * completes exactly once.  MODIFY of such a timer is EINVAL.  Until its
+ * completion is posted the timer counts against the limits, and a
+ * pending command keeps the file open: closing the file's descriptors
+ * does not cancel it, but tearing the ring down (or the submitting
+ * task's exit) does, with ECANCELED.  Kernels before 6.7 cannot cancel a
+ * pending command when its ring goes away, so there the flag is
+ * EOPNOTSUPP.
+ *
  * A command is done from the submitting task, in the io_uring_enter()
  * that submits it, unless the file's mutex is taken, by another thread's
  * ioctl or command: then io_uring runs it from a worker thread, where it
@@ -171,6 +191,8 @@ enum {
  * io_uring (see "io_uring commands" below)
  */
 #define TWHEEL_FEATURE_URING_CMD	(1ULL << 8)
+/* TWHEEL_ARM_URING_EXPIRY: an io_uring ARM completes at the expiry */
+#define TWHEEL_FEATURE_URING_EXPIRY	(1ULL << 9)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)
@@ -274,10 +296,17 @@ struct twheel_timer_spec {
 	__aligned_u64 cookie;
 };
 
+/*
+ * struct twheel_arm flags: io_uring only (an ioctl gets EINVAL); the
+ * command completes when the timer fires, or with ECANCELED when it is
+ * cancelled (see "io_uring commands")
+ */
+#define TWHEEL_ARM_URING_EXPIRY	(1U << 0)
+
 /**
  * struct twheel_arm - ioctl(TWHEEL_IOC_ARM)
  * @size: sizeof(struct twheel_arm)
- * @flags: must be 0
+ * @flags: 0, or TWHEEL_ARM_URING_EXPIRY for an io_uring command
  * @out_handle: the new timer's handle
  * @spec: the timer
  *

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include <linux/userfaultfd.h>
 
@@ -587,7 +588,7 @@ static void fn(union ucmd_arg *a, uint64_t live, uint64_t stale)	\
 	stmt;								\
 }
 
-CASE_FN(arm_flags, arm_ok, a->arm.flags = 1)
+CASE_FN(arm_flags, arm_ok, a->arm.flags = 2)
 CASE_FN(arm_spec_flags, arm_ok, a->arm.spec.flags = 2)
 CASE_FN(arm_spec_reserved, arm_ok, a->arm.spec.__reserved = 1)
 CASE_FN(arm_expires, arm_ok, a->arm.spec.expires = 1ULL << 63)
@@ -858,6 +859,305 @@ TEST_F(twheel_ucmd, mutex_taken_goes_to_worker)
 	EXPECT_EQ(TWHEEL_CANCEL_PENDING, ucmd_reap(&self->ring, NULL));
 	EXPECT_EQ(0, fd_timers(self->fd));
 	close(uffd);
+}
+
+/* ---- the expiry as the completion (6.7+) --------------------------------- */
+
+/*
+ * Queue (not submit) an ARM that completes at its expiry: absolute
+ * @expires, @user_data, the handle written to *@handle (if not NULL).
+ */
+static int expiry_prep(struct io_uring *ring, int fd, uint64_t expires,
+		       uint64_t period, uint64_t user_data, uint64_t *handle)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct twheel_arm a = {
+		.size = sizeof(a),
+		.flags = TWHEEL_ARM_URING_EXPIRY,
+	};
+
+	if (!sqe)
+		return -EBUSY;
+	tw_spec(&a.spec, TWHEEL_ARM_ABS, expires, period, 0, user_data);
+	memset(sqe, 0, 128);
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = TWHEEL_IOC_ARM;
+	sqe->addr = (uintptr_t)handle;
+	sqe->user_data = user_data;
+	memcpy(sqe->cmd, &a, sizeof(a));
+	return 0;
+}
+
+/* Submit everything queued; 0 or -errno. */
+static int submit_all(struct io_uring *ring)
+{
+	int ret = io_uring_submit(ring);
+
+	return ret < 0 ? ret : 0;
+}
+
+/* Wait until @fd has @n timers (fdinfo), within 10 s: 0 or -ETIMEDOUT. */
+static int wait_timers(int fd, long n)
+{
+	uint64_t deadline = now_ns() + 10 * NSEC_PER_SEC;
+
+	while (fd_timers(fd) != n) {
+		if (now_ns() > deadline)
+			return -ETIMEDOUT;
+		pause_ns(NSEC_PER_MSEC);
+	}
+	return 0;
+}
+
+/* The module completes ARMs at their expiry (TWHEEL_FEATURE_URING_EXPIRY). */
+static bool has_expiry(const struct twheel_api *api)
+{
+	return api->out_features & TWHEEL_FEATURE_URING_EXPIRY;
+}
+
+#define NO_EXPIRY "no cancelable io_uring commands in this kernel (6.7+)"
+
+/* Without cancelable commands (6.1) the flag is refused, nothing armed. */
+TEST_F(twheel_ucmd, expiry_refused_without_support)
+{
+	struct io_uring_cqe *cqe;
+	uint64_t h = POISON;
+
+	if (has_expiry(&self->api))
+		SKIP(return, "this kernel completes ARMs at their expiry");
+	ASSERT_EQ(0, expiry_prep(&self->ring, self->fd, now_ns(), 0, 5, &h));
+	ASSERT_EQ(0, submit_all(&self->ring));
+	ASSERT_EQ(0, wait_cqe(&self->ring, &cqe));
+	EXPECT_EQ(-EOPNOTSUPP, cqe->res);
+	io_uring_cqe_seen(&self->ring, cqe);
+	EXPECT_EQ(POISON, h);
+	EXPECT_EQ(0, fd_timers(self->fd));
+}
+
+/*
+ * 200 ARMs complete at their expiries, 1 ms apart: each once, never
+ * early (the fire time in big_cqe[0], and the time the completion is
+ * seen), none as an event to read; their timers are gone afterwards.
+ */
+TEST_F(twheel_ucmd, expiry_completes)
+{
+	enum { N = 200 };
+	uint64_t handles[N], t0 = now_ns() + 100 * NSEC_PER_MSEC;
+	uint8_t seen[N] = { 0 };
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int i;
+
+	if (!has_expiry(&self->api))
+		SKIP(return, NO_EXPIRY);
+	ASSERT_EQ(0, io_uring_queue_init(256, &ring,
+					 IORING_SETUP_SQE128 | IORING_SETUP_CQE32));
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, expiry_prep(&ring, self->fd,
+					 t0 + i * NSEC_PER_MSEC, 0, i, &handles[i]));
+	ASSERT_EQ(0, submit_all(&ring));
+	for (i = 0; i < N; i++) {
+		uint64_t now, exp;
+
+		ASSERT_EQ(0, wait_cqe(&ring, &cqe)) TH_LOG("%d of %d completed", i, N);
+		now = now_ns();
+		ASSERT_GT(N, cqe->user_data);
+		exp = t0 + cqe->user_data * NSEC_PER_MSEC;
+		EXPECT_EQ(0, cqe->res);
+		EXPECT_EQ(0, seen[cqe->user_data]);
+		seen[cqe->user_data] = 1;
+		EXPECT_LE(exp, cqe->big_cqe[0]);
+		EXPECT_LE(exp, now);
+		EXPECT_NE(0, handles[cqe->user_data]);
+		io_uring_cqe_seen(&ring, cqe);
+	}
+	EXPECT_EQ(0, io_uring_peek_cqe(&ring, &cqe) == 0);
+	EXPECT_EQ(0, wait_in(self->fd, 0));
+	EXPECT_EQ(0, fd_timers(self->fd));
+	/* a handle after its completion: gone */
+	test_err_cancel(ENOENT, self->fd, handles[0], NULL);
+	io_uring_queue_exit(&ring);
+}
+
+/* The flag's other rules: no period, no MODIFY, no ioctl, EFAULT. */
+TEST_F(twheel_ucmd, expiry_rules)
+{
+	struct twheel_arm a = { .size = sizeof(a), .flags = TWHEEL_ARM_URING_EXPIRY };
+	struct io_uring_cqe *cqe;
+	uint64_t h = 0, t = now_ns() + 100 * NSEC_PER_SEC;
+
+	if (!has_expiry(&self->api))
+		SKIP(return, NO_EXPIRY);
+	/* the ioctl knows no such flag */
+	a.spec.expires = NSEC_PER_SEC;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, TWHEEL_IOC_ARM, &a));
+	/* periodic: one completion per command */
+	ASSERT_EQ(0, expiry_prep(&self->ring, self->fd, t, NSEC_PER_SEC, 1, &h));
+	ASSERT_EQ(0, submit_all(&self->ring));
+	EXPECT_EQ(-EINVAL, ucmd_reap(&self->ring, NULL));
+	/* the handle cannot be written: EFAULT, nothing armed */
+	ASSERT_EQ(0, expiry_prep(&self->ring, self->fd, t, 0, 2, (uint64_t *)8));
+	ASSERT_EQ(0, submit_all(&self->ring));
+	EXPECT_EQ(-EFAULT, ucmd_reap(&self->ring, NULL));
+	EXPECT_EQ(0, fd_timers(self->fd));
+
+	ASSERT_EQ(0, expiry_prep(&self->ring, self->fd, t, 0, 3, &h));
+	ASSERT_EQ(0, submit_all(&self->ring));
+	ASSERT_EQ(-EAGAIN, io_uring_peek_cqe(&self->ring, &cqe));
+	EXPECT_EQ(1, fd_timers(self->fd));
+	test_err_modify(EINVAL, self->fd, h, 0, NSEC_PER_SEC, 0, 0, 0);
+	EXPECT_EQ(-EINVAL, ucmd_modify(&self->ring, self->fd, h, 0, 1, 0));
+	/* CANCEL through the ring: its own completion, and the ARM's */
+	ASSERT_EQ(0, ucmd_submit(&self->ring, self->fd, TWHEEL_IOC_CANCEL,
+				 &(struct twheel_cancel){ .size = 24, .handle = h }, 24));
+	for (int i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wait_cqe(&self->ring, &cqe));
+		/* the ARM (3) and the CANCEL */
+		EXPECT_EQ(cqe->user_data == 3 ? -ECANCELED : TWHEEL_CANCEL_PENDING,
+			  cqe->res);
+		io_uring_cqe_seen(&self->ring, cqe);
+	}
+	EXPECT_EQ(0, fd_timers(self->fd));
+}
+
+/*
+ * Cancels racing expiries: 1000 commands due 1 ms apart, from 300 ms
+ * after they are queued (their submission takes part of that under
+ * TCG), cancelled one by one in that order once the first half is due.
+ * So about half fire and half are cancelled, and around the point where
+ * the cancels catch up the two race.  Each completes exactly once: with
+ * ECANCELED when its CANCEL found it pending, with 0 when it had fired
+ * (CANCEL said FIRED, or ENOENT once the completion freed the timer).
+ */
+TEST_F(twheel_ucmd, expiry_cancel_races)
+{
+	enum { N = 1000 };
+	static uint64_t handles[N];
+	static int8_t cancel_said[N], cqe_said[N];
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int i, got = 0, fired = 0;
+	uint64_t t0;
+
+	if (!has_expiry(&self->api))
+		SKIP(return, NO_EXPIRY);
+	if (self->api.out_max_timers_per_fd < N)
+		SKIP(return, "per-file limit below %d", N);
+	ASSERT_EQ(0, io_uring_queue_init(N, &ring,
+					 IORING_SETUP_SQE128 | IORING_SETUP_CQE32));
+	t0 = now_ns() + 300 * NSEC_PER_MSEC;
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, expiry_prep(&ring, self->fd, t0 + i * NSEC_PER_MSEC,
+					 0, i, &handles[i]));
+	ASSERT_EQ(0, submit_all(&ring));
+	ASSERT_GT(t0, now_ns()) TH_LOG("the submission took over 300 ms");
+	/* the first half due: a time to start at, nothing to wait for */
+	while (now_ns() < t0 + N / 2 * NSEC_PER_MSEC)
+		pause_ns(NSEC_PER_MSEC);
+	for (i = 0; i < N; i++) {
+		uint32_t st = 0;
+		int ret = _test_ioctl_cancel(self->fd, handles[i], &st);
+
+		cancel_said[i] = ret == -ENOENT ? 0 :
+				 !ret && st == TWHEEL_CANCEL_PENDING ? 1 :
+				 !ret && st == TWHEEL_CANCEL_FIRED ? 2 : -1;
+		EXPECT_LE(0, cancel_said[i]) TH_LOG("cancel %d: %d", i, ret);
+	}
+	while (got < N) {
+		ASSERT_EQ(0, wait_cqe(&ring, &cqe)) TH_LOG("%d of %d completed", got, N);
+		ASSERT_GT(N, cqe->user_data);
+		EXPECT_EQ(0, cqe_said[cqe->user_data]) TH_LOG("two completions");
+		cqe_said[cqe->user_data] = cqe->res == -ECANCELED ? 1 :
+					   cqe->res == 0 ? 2 : -1;
+		EXPECT_LT(0, cqe_said[cqe->user_data]) TH_LOG("res %d", cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+		got++;
+	}
+	for (i = 0; i < N; i++) {
+		/* ECANCELED exactly when the CANCEL found it pending */
+		EXPECT_EQ(cancel_said[i] == 1, cqe_said[i] == 1)
+			TH_LOG("timer %d: cancel %d, completion %d", i,
+			       cancel_said[i], cqe_said[i]);
+		fired += cqe_said[i] == 2;
+	}
+	TH_LOG("%d of %d fired before their cancel", fired, N);
+	/* both ends: unless a cancel took a millisecond */
+	EXPECT_LT(0, fired);
+	EXPECT_GT(N, fired);
+	EXPECT_EQ(0, io_uring_peek_cqe(&ring, &cqe) == 0);
+	EXPECT_EQ(0, fd_timers(self->fd));
+	io_uring_queue_exit(&ring);
+}
+
+/*
+ * Tear a ring down with 10^5 commands pending (far expiries): the exit
+ * does not hang, each timer is cancelled, and the file stays usable.
+ */
+TEST_F(twheel_ucmd, expiry_ring_teardown)
+{
+	enum { N = 100000, CHUNK = 4096 };
+	uint64_t far = now_ns() + 3600 * NSEC_PER_SEC;
+	struct io_uring ring;
+	uint64_t h;
+	int i;
+
+	if (!has_expiry(&self->api))
+		SKIP(return, NO_EXPIRY);
+	if (self->api.out_max_timers_per_fd < N)
+		SKIP(return, "per-file limit below %d", N);
+	ASSERT_EQ(0, io_uring_queue_init(CHUNK, &ring,
+					 IORING_SETUP_SQE128 | IORING_SETUP_CQE32));
+	for (i = 0; i < N; i++) {
+		if (expiry_prep(&ring, self->fd, far, 0, i, NULL)) {
+			ASSERT_EQ(0, submit_all(&ring));
+			ASSERT_EQ(0, expiry_prep(&ring, self->fd, far, 0, i, NULL));
+		}
+	}
+	ASSERT_EQ(0, submit_all(&ring));
+	ASSERT_EQ(N, fd_timers(self->fd));
+	io_uring_queue_exit(&ring);
+	ASSERT_EQ(0, wait_timers(self->fd, 0))
+		TH_LOG("%ld timers left after the ring's teardown", fd_timers(self->fd));
+	test_ioctl_arm(self->fd, 0, 1, 0, 0, 1, &h);
+	EXPECT_EQ(1, fd_timers(self->fd));
+}
+
+/*
+ * A process exits with commands pending on a file it shares with its
+ * parent: its ring goes with it, the commands are cancelled, and the
+ * parent's file is left without the timers.
+ */
+TEST_F(twheel_ucmd, expiry_task_exit)
+{
+	uint64_t far = now_ns() + 3600 * NSEC_PER_SEC;
+	int status, i;
+	pid_t pid;
+
+	if (!has_expiry(&self->api))
+		SKIP(return, NO_EXPIRY);
+	if (self->api.out_max_timers_per_fd < 1000)
+		SKIP(return, "per-file limit below 1000");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct io_uring ring;
+
+		if (io_uring_queue_init(1024, &ring,
+					IORING_SETUP_SQE128 | IORING_SETUP_CQE32))
+			_exit(2);
+		for (i = 0; i < 1000; i++)
+			if (expiry_prep(&ring, self->fd, far, 0, i, NULL))
+				_exit(3);
+		if (io_uring_submit(&ring) != 1000 || fd_timers(self->fd) != 1000)
+			_exit(4);
+		_exit(0);	/* the ring is left to the exit */
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, wait_timers(self->fd, 0))
+		TH_LOG("%ld timers left after the exit", fd_timers(self->fd));
 }
 
 TEST_HARNESS_MAIN

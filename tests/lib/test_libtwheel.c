@@ -577,6 +577,13 @@ static void test_uring(void)
 	   "libtwheel_uring_prep_arm fills the whole SQE128");
 
 	memset(&u, 0xa5, sizeof(u));
+	libtwheel_uring_prep_arm_expiry(&u.sqe, 7, &spec, &c.words[3]);
+	ok(u.sqe.cmd_op == TWHEEL_IOC_ARM &&
+	   arm->flags == TWHEEL_ARM_URING_EXPIRY && arm->spec.cookie == 9 &&
+	   u.sqe.addr == (uintptr_t)&c.words[3] && u.sqe.len == 0,
+	   "libtwheel_uring_prep_arm_expiry: the flag, addr for the handle");
+
+	memset(&u, 0xa5, sizeof(u));
 	libtwheel_uring_prep_modify(&u.sqe, 3, 42, &spec);
 	ok(u.sqe.cmd_op == TWHEEL_IOC_MODIFY && mod->size == sizeof(*mod) &&
 	   mod->handle == 42 && mod->spec.cookie == 9 && u.sqe.ioprio == 0,

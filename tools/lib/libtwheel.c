@@ -603,6 +603,14 @@ void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
 	uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, 0, 0, spec);
 }
 
+void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe, int fd,
+				     const struct twheel_timer_spec *spec,
+				     uint64_t *handle)
+{
+	uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, TWHEEL_ARM_URING_EXPIRY, 0, spec);
+	sqe->addr = (uintptr_t)handle;
+}
+
 void libtwheel_uring_prep_modify(struct io_uring_sqe *sqe, int fd,
 				 uint64_t handle,
 				 const struct twheel_timer_spec *spec)

@@ -504,6 +504,24 @@ LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
 					       const struct twheel_timer_spec *spec);
 
 /**
+ * libtwheel_uring_prep_arm_expiry() - prepare an ARM that completes at expiry
+ * @sqe:    a 128-byte SQE (IORING_SETUP_SQE128 and IORING_SETUP_CQE32)
+ * @fd:     the file
+ * @spec:   the timer: one-shot (a period is -EINVAL)
+ * @handle: where the kernel writes the timer's handle at submission, for
+ *          a CANCEL; NULL if not wanted.  It must stay valid until then
+ *
+ * As libtwheel_uring_prep_arm(), with TWHEEL_ARM_URING_EXPIRY (check
+ * TWHEEL_FEATURE_URING_EXPIRY first: 6.7 and later): the completion comes
+ * when the timer fires, res 0 and the fire time in big_cqe[0], or with
+ * -ECANCELED when it is cancelled or the ring is torn down.
+ */
+LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe,
+						      int fd,
+						      const struct twheel_timer_spec *spec,
+						      uint64_t *handle);
+
+/**
  * libtwheel_uring_prep_modify() - prepare an SQE that re-arms a timer
  * @sqe:    a 128-byte SQE (IORING_SETUP_SQE128)
  * @fd:     the file
@@ -553,7 +571,9 @@ LIBTWHEEL_EXPORT void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe,
  * @cqe: a 32-byte CQE (IORING_SETUP_CQE32) of a command prepared here
  *
  * Return: the CQE's first extra field: the new timer's handle after an
- * ARM whose res is 0, out_failed after a BATCH, else 0.
+ * ARM whose res is 0, the time the timer fired after an ARM prepared by
+ * libtwheel_uring_prep_arm_expiry() that completed with 0, out_failed
+ * after a BATCH, else 0.
  */
 LIBTWHEEL_EXPORT uint64_t libtwheel_uring_cqe_handle(const struct io_uring_cqe *cqe);
 

@@ -71,9 +71,11 @@
  *                      [-u uring_sample] [-p posix_max_n] [-e rate,...]
  *                      [-w window_ms] [-P period_ms] [-S suite,...] [-M]
  * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring twheel_uring
+ *        twheel_uring_b4096
  * (twheel_uring: twheel's ARM, MODIFY and CANCEL as IORING_OP_URING_CMD,
  * one SQE per operation, up to 4096 SQEs per io_uring_enter(); churn:
- * an ARM and a CANCEL)
+ * an ARM and a CANCEL; twheel_uring_b4096: twheel_b4096's batches each
+ * submitted as one IORING_OP_URING_CMD)
  * (deliver: twheel and timerfd; -e 0 skips it)
  * suites: prims user deliver (all by default; "user" includes "mem")
  */
@@ -108,7 +110,8 @@
 
 static unsigned long ns_list[16] = { 1000, 10000, 100000, 1000000 };
 static int ns_count = 4;
-static const char *impls = "twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring,twheel_uring";
+static const char *impls =
+	"twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring,twheel_uring,twheel_uring_b4096";
 static const char *suites = "prims,user,deliver";
 static unsigned int reps = 5;
 static unsigned int settle_s = 120;
@@ -487,6 +490,34 @@ static int twheel_fd(unsigned long n, int flags)
  * One TWHEEL_IOC_BATCH of @c records.  out_result is written only for a
  * record that fails, so out_failed is what says whether all went well.
  */
+static struct io_uring *batch_ring;	/* twheel_uring_b4096: batches via the ring */
+
+/* The batch as an IORING_OP_URING_CMD: its res, out_failed in *@failed. */
+static int twheel_batch_ring(int fd, struct twheel_batch *bt, __u32 *failed)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(batch_ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = TWHEEL_IOC_BATCH;
+	memcpy(sqe->cmd, bt, sizeof(*bt));
+	ret = io_uring_submit_and_wait(batch_ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(batch_ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	*failed = cqe->big_cqe[0];
+	io_uring_cqe_seen(batch_ring, cqe);
+	return ret;
+}
+
 static int twheel_batch(int fd, struct twheel_batch_op *ops, unsigned int c,
 			const char *what)
 {
@@ -496,8 +527,18 @@ static int twheel_batch(int fd, struct twheel_batch_op *ops, unsigned int c,
 		.count = c,
 		.op_size = sizeof(*ops),
 	};
-	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &bt);
 	unsigned int j;
+	int ret;
+
+	if (batch_ring) {
+		ret = twheel_batch_ring(fd, &bt, &bt.out_failed);
+		if (ret < 0) {
+			errno = -ret;
+			ret = -1;
+		}
+	} else {
+		ret = ioctl(fd, TWHEEL_IOC_BATCH, &bt);
+	}
 
 	if (ret != (int)c) {
 		fail("TWHEEL_IOC_BATCH %s: %d, %s", what, ret, strerror(errno));
@@ -1559,11 +1600,30 @@ static void raise_limits(unsigned long nmax)
 	(void)buf;
 }
 
-#define NIMPL 7
+#define NIMPL 8
 static const char *const impl_names[NIMPL] = {
 	"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring",
-	"twheel_uring"
+	"twheel_uring", "twheel_uring_b4096"
 };
+
+/* twheel_b4096 with each batch submitted through an SQE128/CQE32 ring. */
+static int run_twheel_uring_b(struct work *w, struct runopts o,
+			      struct result *res)
+{
+	struct io_uring ring;
+	int ret;
+
+	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	if (ret) {
+		fail("io_uring_queue_init: %s", strerror(-ret));
+		return -1;
+	}
+	batch_ring = &ring;
+	ret = run_twheel(w, 4096, o, res);
+	batch_ring = NULL;
+	io_uring_queue_exit(&ring);
+	return ret;
+}
 
 static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 {
@@ -1581,8 +1641,10 @@ static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 		return run_posix(w, o, res);
 	case 5:
 		return run_uring(w, o, res);
-	default:
+	case 6:
 		return run_twheel_uring(w, o, res);
+	default:
+		return run_twheel_uring_b(w, o, res);
 	}
 }
 

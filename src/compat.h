@@ -8,7 +8,12 @@
 #define _TWHEEL_COMPAT_H
 
 #include <linux/hrtimer.h>
+#include <linux/io_uring.h>
 #include <linux/version.h>
+/* struct io_uring_cmd and its helpers moved to a header of their own in 6.8 */
+#if KERNEL_VERSION(6, 8, 0) <= LINUX_VERSION_CODE
+#include <linux/io_uring/cmd.h>
+#endif
 
 /*
  * hrtimer_setup() appeared in 6.13 and hrtimer_init() was removed in 6.15;
@@ -25,5 +30,45 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
 	timer->function = fn;
 #endif
 }
+
+#ifdef CONFIG_IO_URING
+/*
+ * The command area of an IORING_OP_URING_CMD SQE (16 bytes, 80 with
+ * IORING_SETUP_SQE128): ->cmd up to 6.5, the whole SQE as ->sqe from 6.6
+ * on.  Either may be the SQ ring, which userspace writes: read it once.
+ */
+static inline const void *twheel_uring_cmd_area(const struct io_uring_cmd *ioucmd)
+{
+#if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
+	return io_uring_sqe_cmd(ioucmd->sqe);
+#else
+	return ioucmd->cmd;
+#endif
+}
+
+/*
+ * Complete a command with @ret in the CQE's res and @res2 in its first
+ * extra field (IORING_SETUP_CQE32 rings).  6.1.0 had no @issue_flags;
+ * 6.3 added them and Debian's 6.1 (6.1.192) has them, as 6.12 does; 6.1
+ * takes @res2 as ssize_t, 6.12 as u64: the bits are the same.
+ */
+static inline void twheel_uring_cmd_done(struct io_uring_cmd *ioucmd,
+					 ssize_t ret, u64 res2,
+					 unsigned int issue_flags)
+{
+	io_uring_cmd_done(ioucmd, ret, res2, issue_flags);
+}
+
+/*
+ * Commands that stay pending until an event of the driver completes them
+ * need io_uring to cancel them when the ring goes away: cancelable
+ * commands (io_uring_cmd_mark_cancelable(), IO_URING_F_CANCEL), 6.7 on.
+ * Without them a pending command would hold the ring's teardown until it
+ * completed by itself.
+ */
+#ifdef IORING_URING_CMD_CANCELABLE
+#define TWHEEL_HAVE_URING_EXPIRY	1
+#endif
+#endif /* CONFIG_IO_URING */
 
 #endif /* _TWHEEL_COMPAT_H */

@@ -134,9 +134,11 @@
 #include <linux/time_namespace.h>
 #include <linux/uaccess.h>
 #include <linux/wait.h>
+#include <linux/xarray.h>
 #include <linux/twheel.h>
 #include <uapi/linux/twheel.h>
 
+#include "compat.h"
 #include "twheel_internal.h"
 
 /* Limits and sizes of the userspace API. */
@@ -249,6 +251,8 @@ struct twheel_batch_run {
  * @revs:     events on their way out, part of the file for the same reason
  * @rseqs:    the arming of each periodic one in @revs
  * @ruts:     the timer of each event in @revs
+ * @ucmds:    io_uring commands pending until their timer fires, by
+ *            table index (TWHEEL_ARM_URING_EXPIRY)
  */
 struct twheel_ctx {
 	struct mutex mutex;	/* serialises ioctls and read() */
@@ -274,6 +278,7 @@ struct twheel_ctx {
 	struct twheel_event revs[TWHEEL_READ_CHUNK];
 	u32 rseqs[TWHEEL_READ_CHUNK];
 	struct twheel_utimer *ruts[TWHEEL_READ_CHUNK];
+	struct xarray ucmds;
 };
 
 /* struct twheel_utimer flags, changed under the mutex */
@@ -281,6 +286,7 @@ struct twheel_ctx {
 #define TWHEEL_UT_PERIODIC	BIT(1)	/* has a period (side entry) */
 #define TWHEEL_UT_DELIVERING	BIT(2)	/* one-shot event taken by read() */
 #define TWHEEL_UT_DELIVERED	BIT(3)	/* free; its callback may be returning */
+#define TWHEEL_UT_URING		BIT(4)	/* its expiry completes a command */
 
 /**
  * struct twheel_utimer - a timer created through /dev/twheel
@@ -446,6 +452,22 @@ static void twheel_wake_readers(struct twheel_ctx *ctx)
 	wake_up_interruptible_poll(&ctx->wq, EPOLLIN | EPOLLRDNORM);
 }
 
+#ifdef TWHEEL_HAVE_URING_EXPIRY
+static void twheel_uring_expired(struct twheel_ctx *ctx,
+				 struct twheel_utimer *ut);
+static bool twheel_uring_drop(struct twheel_ctx *ctx, struct twheel_utimer *ut);
+#else
+static void twheel_uring_expired(struct twheel_ctx *ctx,
+				 struct twheel_utimer *ut)
+{
+}
+
+static bool twheel_uring_drop(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	return false;
+}
+#endif
+
 static void twheel_utimer_fire(struct twheel_timer *timer)
 {
 	struct twheel_utimer *ut = container_of(timer, struct twheel_utimer, timer);
@@ -454,6 +476,11 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 	ktime_t expires = 0, now = 0;
 	bool wake = false;
 
+	/* set while the timer was stopped, as TWHEEL_UT_PERIODIC is */
+	if (ut->flags & TWHEEL_UT_URING) {
+		twheel_uring_expired(ctx, ut);
+		return;
+	}
 	/*
 	 * Set while the timer is stopped; it cannot change while we run.  A
 	 * one-shot timer keeps its expiry and fire time for read() to take.
@@ -841,6 +868,8 @@ static u32 twheel_finish_cancel(struct twheel_ctx *ctx,
 	u32 status;
 
 	twheel_withdraw_event(ctx, ut);
+	/* its pending io_uring command, if any: -ECANCELED */
+	twheel_uring_drop(ctx, ut);
 	/*
 	 * A periodic timer is armed until it is cancelled, even while its
 	 * callback runs or its event waits; a one-shot one is no longer once
@@ -866,20 +895,37 @@ static u32 twheel_do_cancel(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 /**
  * struct twheel_ucmd - one ioctl's structure, in and out
  * @ctx:       the file
- * @ubuffer:   the caller's structure
+ * @ubuffer:   the caller's structure; NULL for an io_uring command, whose
+ *             outputs go to its completion from @cmd
  * @user_size: its size as the caller gave it
  * @cmd:       the kernel's copy, extended to the kernel's size
+ * @ioucmd:    the io_uring command it came in, NULL for an ioctl
+ * @issue_flags: io_uring's flags of this attempt at @ioucmd
  */
 struct twheel_ucmd {
 	struct twheel_ctx *ctx;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
+	struct io_uring_cmd *ioucmd;
+	unsigned int issue_flags;
 };
+
+#ifdef TWHEEL_HAVE_URING_EXPIRY
+static int twheel_uring_arm_expiry(struct twheel_ucmd *ucmd);
+#else
+static int twheel_uring_arm_expiry(struct twheel_ucmd *ucmd)
+{
+	/* an ioctl, or a kernel that cannot cancel a pending command */
+	return ucmd->ioucmd ? -EOPNOTSUPP : -EINVAL;
+}
+#endif
 
 /* Copy the answer out, as much of it as the caller's structure holds. */
 static int twheel_ucmd_respond(struct twheel_ucmd *ucmd, size_t len)
 {
+	if (!ucmd->ubuffer)
+		return 0;
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd, min_t(size_t, ucmd->user_size, len)))
 		return -EFAULT;
 	return 0;
@@ -896,6 +942,11 @@ static void twheel_fill_api(struct twheel_ctx *ctx, u32 *abi, u32 *event_size,
 	*features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
 		    TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY |
 		    TWHEEL_FEATURE_SETUP;
+	if (IS_ENABLED(CONFIG_IO_URING))
+		*features |= TWHEEL_FEATURE_URING_CMD;
+#ifdef TWHEEL_HAVE_URING_EXPIRY
+	*features |= TWHEEL_FEATURE_URING_EXPIRY;
+#endif
 	switch (st.engine) {
 	case TWHEEL_ENGINE_SCHEME6:
 		*features |= TWHEEL_FEATURE_ENGINE_SCHEME6;
@@ -1035,8 +1086,10 @@ static int twheel_ioctl_arm(struct twheel_ucmd *ucmd)
 	struct twheel_utimer *ut;
 	int ret;
 
-	if (cmd->flags)
+	if (cmd->flags & ~TWHEEL_ARM_URING_EXPIRY)
 		return -EINVAL;
+	if (cmd->flags)
+		return twheel_uring_arm_expiry(ucmd);
 	ret = twheel_check_spec(&cmd->spec, ctx->tick_ns);
 	if (ret)
 		return ret;
@@ -1071,6 +1124,9 @@ static int twheel_ioctl_modify(struct twheel_ucmd *ucmd)
 	ut = twheel_lookup(ctx, cmd->handle);
 	if (!ut)
 		return -ENOENT;
+	/* its command completes at the expiry it was armed for */
+	if (ut->flags & TWHEEL_UT_URING)
+		return -EINVAL;
 	return twheel_do_modify(ctx, ut, &cmd->spec);
 }
 
@@ -1193,6 +1249,9 @@ static unsigned int twheel_batch_prepare(struct twheel_ctx *ctx,
 			ut = twheel_lookup(ctx, op->handle);
 			if (!ut)
 				ret = -ENOENT;
+			else if (op->op == TWHEEL_OP_MODIFY &&
+				 (ut->flags & TWHEEL_UT_URING))
+				ret = -EINVAL;
 			else if (op->op == TWHEEL_OP_MODIFY)
 				ret = twheel_ut_prepare(ut, &op->spec);
 			else
@@ -1307,6 +1366,7 @@ static int twheel_batch_finish(struct twheel_ctx *ctx,
 	case TWHEEL_REC_STOPPED:
 		/* A batch reports no cancel status: withdraw and free. */
 		twheel_withdraw_event(ctx, ut);
+		twheel_uring_drop(ctx, ut);
 		twheel_ut_free_at(ctx, ut, lower_32_bits(run->ops[i].handle));
 		/* uncharged with the run's others: one atomic, not one each */
 		run->freed++;
@@ -1636,6 +1696,30 @@ static long twheel_ioctl_api_v1(struct twheel_ctx *ctx, void __user *arg)
 	return copy_to_user(arg, &api, sizeof(api)) ? -EFAULT : 0;
 }
 
+/*
+ * Run a command whose structure has been read, for an ioctl or an io_uring
+ * command.  Killable: the holder of the mutex may wait in a page fault on
+ * the caller's memory (a userfaultfd or FUSE mapping) for as long as it
+ * likes.  @nowait: the caller must not sleep for the mutex (io_uring's
+ * first attempt, from the submitting task), EAGAIN if it is taken.
+ */
+static int twheel_ucmd_run(const struct twheel_ioctl_op *op,
+			   struct twheel_ucmd *ucmd, bool nowait)
+{
+	struct twheel_ctx *ctx = ucmd->ctx;
+	int ret;
+
+	if (nowait) {
+		if (!mutex_trylock(&ctx->mutex))
+			return -EAGAIN;
+	} else if (mutex_lock_killable(&ctx->mutex)) {
+		return -EINTR;
+	}
+	ret = op->execute(ucmd);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
 static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	struct twheel_ctx *ctx = file->private_data;
@@ -1668,16 +1752,7 @@ static long twheel_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 				    ucmd.user_size);
 	if (ret)
 		return ret;
-
-	/*
-	 * Killable: the holder may wait in a page fault on the caller's
-	 * memory (a userfaultfd or FUSE mapping) for as long as it likes.
-	 */
-	if (mutex_lock_killable(&ctx->mutex))
-		return -EINTR;
-	ret = op->execute(&ucmd);
-	mutex_unlock(&ctx->mutex);
-	return ret;
+	return twheel_ucmd_run(op, &ucmd, false);
 }
 
 /*
@@ -1842,31 +1917,98 @@ static bool twheel_has_events(struct twheel_ctx *ctx)
 }
 
 /*
- * The mutex is held to take events and to finish their delivery, but not
- * across copy_to_user(): a buffer that faults slowly (userfaultfd, a
- * network file mapping) must not stall the file's ioctls.  It only stalls
- * other readers of the file: the events pass through the file's own
- * buffer, a run at a time, which @read_mutex gives to one reader.  So
- * read() allocates nothing.
+ * A read that must not sleep (IOCB_NOWAIT: io_uring's attempt from the
+ * submitting task, before it waits for EPOLLIN or hands the read to a
+ * worker).  It takes the two mutexes by trylock only, and holds them
+ * across the copy, which cannot sleep either: the buffer is faulted in
+ * first, with no lock held, and the copy runs with page faults disabled.
+ * So no event taken off the list ever waits for the mutex to be delivered
+ * or given back.  A copy that faults anyway gives its run back and ends
+ * the read there; with nothing read, EAGAIN sends io_uring to the blocking
+ * path, where the fault is taken.
  */
-static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
-			   loff_t *ppos)
+static ssize_t twheel_read_nowait(struct twheel_ctx *ctx, struct iov_iter *to)
 {
-	struct twheel_ctx *ctx = file->private_data;
 	struct twheel_event *evs = ctx->revs;
 	struct twheel_utimer **uts = ctx->ruts;
+	u32 *seqs = ctx->rseqs;
+	size_t want, copied;
+	ssize_t done = 0;
+	unsigned int n;
+	ktime_t off;
+
+	spin_lock_bh(&ctx->lock);
+	want = min_t(size_t, ctx->nready, iov_iter_count(to) / sizeof(*evs));
+	spin_unlock_bh(&ctx->lock);
+	if (!want)
+		return -EAGAIN;
+	/* Not one byte writable: as the blocking read() reports it. */
+	want *= sizeof(*evs);
+	if (fault_in_iov_iter_writeable(to, want) == want)
+		return -EFAULT;
+
+	if (!mutex_trylock(&ctx->read_mutex))
+		return -EAGAIN;
+	if (!mutex_trylock(&ctx->mutex)) {
+		mutex_unlock(&ctx->read_mutex);
+		return -EAGAIN;
+	}
+	/* the clock of the events, which SETUP cannot change meanwhile */
+	off = twheel_timens_offset(ctx->clockid);
+	while (iov_iter_count(to) >= sizeof(*evs)) {
+		n = twheel_take_events(ctx, evs, seqs, uts,
+				       min_t(size_t, TWHEEL_READ_CHUNK,
+					     iov_iter_count(to) / sizeof(*evs)));
+		if (!n)
+			break;
+		if (off)
+			twheel_events_convert(evs, n, off, true);
+		pagefault_disable();
+		copied = copy_to_iter(evs, n * sizeof(*evs), to);
+		pagefault_enable();
+		if (copied < n * sizeof(*evs)) {
+			iov_iter_revert(to, copied);
+			if (off)
+				twheel_events_convert(evs, n, off, false);
+			twheel_return_events(ctx, evs, seqs, n);
+			break;
+		}
+		twheel_deliver_events(ctx, evs, uts, n);
+		done += copied;
+	}
+	mutex_unlock(&ctx->mutex);
+	mutex_unlock(&ctx->read_mutex);
+	return done ?: -EAGAIN;
+}
+
+/*
+ * The mutex is held to take events and to finish their delivery, but not
+ * across the copy to userspace: a buffer that faults slowly (userfaultfd,
+ * a network file mapping) must not stall the file's ioctls.  It only
+ * stalls other readers of the file: the events pass through the file's
+ * own buffer, a run at a time, which @read_mutex gives to one reader.  So
+ * read() allocates nothing.  IOCB_NOWAIT: twheel_read_nowait().
+ */
+static ssize_t twheel_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct twheel_ctx *ctx = iocb->ki_filp->private_data;
+	struct twheel_event *evs = ctx->revs;
+	struct twheel_utimer **uts = ctx->ruts;
+	size_t count = iov_iter_count(to);
 	u32 *seqs = ctx->rseqs;
 	ssize_t done = 0;
 	int ret;
 
 	if (count < sizeof(struct twheel_event))
 		return -EINVAL;
+	if (iocb->ki_flags & IOCB_NOWAIT)
+		return twheel_read_nowait(ctx, to);
 
 	for (;;) {
 		if (!twheel_has_events(ctx)) {
 			if (done)
 				break;
-			if (file->f_flags & O_NONBLOCK)
+			if (iocb->ki_filp->f_flags & O_NONBLOCK)
 				return -EAGAIN;
 			ret = wait_event_interruptible(ctx->wq,
 						       twheel_has_events(ctx));
@@ -1884,9 +2026,10 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 		while (count - done >= sizeof(*evs)) {
 			unsigned int want = min_t(size_t, TWHEEL_READ_CHUNK,
 						  (count - done) / sizeof(*evs));
-			unsigned long left;
+			size_t copied;
 			unsigned int n;
 			ktime_t off;
+			bool left;
 
 			/*
 			 * An ioctl may hold it while it faults on user
@@ -1904,9 +2047,13 @@ static ssize_t twheel_read(struct file *file, char __user *buf, size_t count,
 				break;
 			if (off)
 				twheel_events_convert(evs, n, off, true);
-			left = copy_to_user(buf + done, evs, n * sizeof(*evs));
-			if (left && off)
-				twheel_events_convert(evs, n, off, false);
+			copied = copy_to_iter(evs, n * sizeof(*evs), to);
+			left = copied < n * sizeof(*evs);
+			if (left) {
+				iov_iter_revert(to, copied);
+				if (off)
+					twheel_events_convert(evs, n, off, false);
+			}
 			/* not killable: the events taken must go somewhere */
 			mutex_lock(&ctx->mutex);
 			if (left)
@@ -2019,6 +2166,7 @@ static int twheel_open(struct inode *inode, struct file *file)
 	mutex_init(&ctx->read_mutex);
 	spin_lock_init(&ctx->lock);
 	init_waitqueue_head(&ctx->wq);
+	xa_init_flags(&ctx->ucmds, XA_FLAGS_LOCK_BH);
 	/*
 	 * A random first generation keeps the handles of different files
 	 * apart, so that a handle given to the wrong file gets ENOENT instead
@@ -2031,6 +2179,8 @@ static int twheel_open(struct inode *inode, struct file *file)
 	ctx->tick_ns = st.tick_ns;
 	ctx->clockid = CLOCK_MONOTONIC;
 	file->private_data = ctx;
+	/* read_iter() honours IOCB_NOWAIT: io_uring reads without a worker */
+	file->f_mode |= FMODE_NOWAIT;
 	return nonseekable_open(inode, file);
 }
 
@@ -2063,6 +2213,9 @@ static int twheel_release(struct inode *inode, struct file *file)
 	/* every timer of it is stopped: the last file frees the instance */
 	twheel_inst_put(ctx->inst);
 	twheel_uncharge(ctx, ctx->count);
+	/* a pending command holds the file: none is left */
+	WARN_ON_ONCE(!xa_empty(&ctx->ucmds));
+	xa_destroy(&ctx->ucmds);
 	twheel_user_put(ctx->user);
 	mutex_destroy(&ctx->read_mutex);
 	mutex_destroy(&ctx->mutex);
@@ -2070,14 +2223,357 @@ static int twheel_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+#ifdef CONFIG_IO_URING
+/*
+ * io_uring commands (the uapi header's "io_uring commands"): ARM, MODIFY,
+ * CANCEL and BATCH as IORING_OP_URING_CMD, the ioctl's structure in the
+ * SQE, its outputs in the CQE, run by the ioctl's own handlers.
+ */
+
+/*
+ * Read the structure of @op from the command area of an SQE128, as
+ * copy_struct_from_user() reads an ioctl's: @size at least the first
+ * version, a longer structure's unknown tail zero.  The area may be the
+ * SQ ring, which userspace may write meanwhile: @size is read once, and
+ * what is checked is not read again.
+ */
+static int twheel_uring_copy_in(const struct twheel_ioctl_op *op, void *buf,
+				const u8 *area)
+{
+	u32 size;
+
+	memcpy(&size, area, sizeof(size));
+	if (size < op->min_size || size > TWHEEL_URING_CMD_SIZE_MAX)
+		return -EINVAL;
+	if (size > op->size) {
+		if (memchr_inv(area + op->size, 0, size - op->size))
+			return -E2BIG;
+		size = op->size;
+	}
+	memcpy(buf, area, size);
+	memset(buf + size, 0, op->size - size);
+	return 0;
+}
+
+#ifdef TWHEEL_HAVE_URING_EXPIRY
+/**
+ * struct twheel_uring_pdu - an ARM command pending until its expiry
+ * @ctx:    the file
+ * @handle: its timer, 0 until armed
+ * @fired:  when it fired, for the completion
+ * @res:    the completion's res
+ * @free:   the completion frees the timer (it fired)
+ *
+ * In the command's own pdu: it lives as long as the command.
+ */
+struct twheel_uring_pdu {
+	struct twheel_ctx *ctx;
+	u64 handle;
+	u64 fired;
+	s32 res;
+	bool free;
+};
+
+static struct twheel_uring_pdu *twheel_uring_pdu(struct io_uring_cmd *ioucmd)
+{
+	BUILD_BUG_ON(sizeof(struct twheel_uring_pdu) > sizeof(ioucmd->pdu));
+	return (struct twheel_uring_pdu *)ioucmd->pdu;
+}
+
+/*
+ * Before the ARM runs: the state a cancellation needs, and, on a worker
+ * (IO_URING_F_UNLOCKED), the command's place among the ring's cancelable
+ * ones, which io_uring_cmd_mark_cancelable() takes the ring's lock for:
+ * a lock that IO_URING_F_CANCEL holds when it takes the file's mutex, so
+ * it must not be taken under that mutex.  From the submitting task, which
+ * holds the ring's lock, twheel_uring_arm_expiry() marks it once the ARM
+ * can no longer be sent to a worker.  A cancellation before the timer is
+ * armed finds @handle 0 and leaves the command for a later pass.
+ */
+static void twheel_uring_expiry_prepare(struct io_uring_cmd *ioucmd,
+					struct twheel_ctx *ctx,
+					unsigned int issue_flags)
+{
+	struct twheel_uring_pdu *pdu = twheel_uring_pdu(ioucmd);
+
+	pdu->ctx = ctx;
+	pdu->handle = 0;
+	if (issue_flags & IO_URING_F_UNLOCKED)
+		io_uring_cmd_mark_cancelable(ioucmd, issue_flags);
+}
+
+/*
+ * Post the completion from the task of the command's ring.  After an
+ * expiry, free the timer first, if no CANCEL did (a CANCEL after the
+ * expiry finds the timer and reports it fired).  The mutex, then @lock:
+ * the callback that queued this has left its critical section, and
+ * touches neither the timer nor the file after it.  The file lives until
+ * the command completes.
+ */
+static void twheel_uring_complete(struct io_uring_cmd *ioucmd,
+				  unsigned int issue_flags)
+{
+	struct twheel_uring_pdu *pdu = twheel_uring_pdu(ioucmd);
+	struct twheel_ctx *ctx = pdu->ctx;
+	struct twheel_utimer *ut;
+
+	if (pdu->free) {
+		mutex_lock(&ctx->mutex);
+		spin_lock_bh(&ctx->lock);
+		spin_unlock_bh(&ctx->lock);
+		ut = twheel_lookup(ctx, pdu->handle);
+		if (ut && (ut->flags & TWHEEL_UT_URING)) {
+			twheel_ut_free(ctx, ut);
+			/* its callback may be returning: see twheel_ut_alloc() */
+			ut->flags = TWHEEL_UT_DELIVERED;
+			twheel_uncharge(ctx, 1);
+		}
+		mutex_unlock(&ctx->mutex);
+		/* in the clock of the ring's task, as read() gives it */
+		pdu->fired = twheel_time_to_user(pdu->fired,
+						 twheel_timens_offset(ctx->clockid));
+	}
+	twheel_uring_cmd_done(ioucmd, pdu->res, pdu->fired, issue_flags);
+}
+
+/* The timer's callback (softirq): its command completes, with 0. */
+static void twheel_uring_expired(struct twheel_ctx *ctx,
+				 struct twheel_utimer *ut)
+{
+	struct io_uring_cmd *ioucmd;
+	struct twheel_uring_pdu *pdu;
+
+	spin_lock(&ctx->lock);
+	ioucmd = xa_erase(&ctx->ucmds, twheel_ut_index(ut));
+	if (ioucmd) {
+		pdu = twheel_uring_pdu(ioucmd);
+		pdu->res = 0;
+		pdu->fired = twheel_fire_time(&ut->timer);
+		pdu->free = true;
+		io_uring_cmd_complete_in_task(ioucmd, twheel_uring_complete);
+	}
+	spin_unlock(&ctx->lock);
+}
+
+/*
+ * A CANCEL stopped the timer, mutex held: its command, if the expiry did
+ * not take it, completes with ECANCELED.  Returns whether it had one.
+ */
+static bool twheel_uring_drop(struct twheel_ctx *ctx, struct twheel_utimer *ut)
+{
+	struct io_uring_cmd *ioucmd;
+	struct twheel_uring_pdu *pdu;
+
+	if (!(ut->flags & TWHEEL_UT_URING))
+		return false;
+	ioucmd = xa_erase_bh(&ctx->ucmds, twheel_ut_index(ut));
+	if (!ioucmd)
+		return false;
+	pdu = twheel_uring_pdu(ioucmd);
+	pdu->res = -ECANCELED;
+	pdu->fired = 0;
+	pdu->free = false;
+	io_uring_cmd_complete_in_task(ioucmd, twheel_uring_complete);
+	return true;
+}
+
+/*
+ * ARM with TWHEEL_ARM_URING_EXPIRY, mutex held: a one-shot timer whose
+ * command stays pending (-EIOCBQUEUED) until it fires or is cancelled.
+ * The command is in @ucmds before the timer can fire.
+ */
+static int twheel_uring_arm_expiry(struct twheel_ucmd *ucmd)
+{
+	struct io_uring_cmd *ioucmd = ucmd->ioucmd;
+	struct twheel_arm *cmd = ucmd->cmd;
+	struct twheel_ctx *ctx = ucmd->ctx;
+	const struct twheel_timer_spec *spec = &cmd->spec;
+	struct twheel_uring_pdu *pdu;
+	struct twheel_utimer *ut;
+	u64 __user *uhandle;
+	u64 handle;
+	int ret;
+
+	if (!ioucmd)
+		return -EINVAL;
+	ret = twheel_check_spec(spec, ctx->tick_ns);
+	if (ret)
+		return ret;
+	/* one completion per command */
+	if (spec->period)
+		return -EINVAL;
+	uhandle = u64_to_user_ptr(READ_ONCE(ioucmd->sqe->addr));
+	ret = twheel_charge(ctx, 1);
+	if (ret)
+		return ret;
+	ret = twheel_ut_alloc(ctx, &ut);
+	if (ret)
+		goto uncharge;
+	ret = xa_insert_bh(&ctx->ucmds, twheel_ut_index(ut), ioucmd,
+			   GFP_KERNEL_ACCOUNT);
+	if (ret)
+		goto free;
+	handle = twheel_ut_handle(ut);
+	if (uhandle && put_user(handle, uhandle)) {
+		ret = -EFAULT;
+		goto erase;
+	}
+	twheel_ut_set(ut, spec);
+	ut->flags |= TWHEEL_UT_URING;
+	pdu = twheel_uring_pdu(ioucmd);
+	pdu->handle = handle;
+	if (!(ucmd->issue_flags & IO_URING_F_UNLOCKED))
+		io_uring_cmd_mark_cancelable(ioucmd, ucmd->issue_flags);
+	ret = twheel_timer_start(&ut->timer, twheel_expiry(ctx, spec),
+				 spec->slack, twheel_spec_mode(spec));
+	if (!ret)
+		return -EIOCBQUEUED;
+	pdu->handle = 0;
+erase:
+	xa_erase_bh(&ctx->ucmds, twheel_ut_index(ut));
+free:
+	twheel_ut_free(ctx, ut);
+uncharge:
+	twheel_uncharge(ctx, 1);
+	return ret;
+}
+
+/*
+ * IO_URING_F_CANCEL: the ring goes away (or its task exits) with the
+ * command pending.  Stop the timer and complete the command with
+ * ECANCELED, unless the expiry took it first: then its completion is on
+ * its way.  A command not armed yet (@handle 0) is left for the next pass.
+ */
+static void twheel_uring_cancel(struct io_uring_cmd *ioucmd,
+				unsigned int issue_flags)
+{
+	struct twheel_uring_pdu *pdu = twheel_uring_pdu(ioucmd);
+	struct twheel_ctx *ctx = pdu->ctx;
+	struct twheel_utimer *ut;
+	bool mine = false;
+
+	mutex_lock(&ctx->mutex);
+	ut = pdu->handle ? twheel_lookup(ctx, pdu->handle) : NULL;
+	if (ut && (ut->flags & TWHEEL_UT_URING)) {
+		twheel_timer_shutdown_sync(&ut->timer);
+		if (xa_erase_bh(&ctx->ucmds, twheel_ut_index(ut))) {
+			twheel_ut_free(ctx, ut);
+			twheel_uncharge(ctx, 1);
+			mine = true;
+		}
+	}
+	mutex_unlock(&ctx->mutex);
+	if (mine)
+		twheel_uring_cmd_done(ioucmd, -ECANCELED, 0, issue_flags);
+}
+#else
+static void twheel_uring_expiry_prepare(struct io_uring_cmd *ioucmd,
+					struct twheel_ctx *ctx,
+					unsigned int issue_flags)
+{
+}
+#endif /* TWHEEL_HAVE_URING_EXPIRY */
+
+/*
+ * Run one command.  Returns its result for the CQE's res and sets *@res2
+ * for its first extra field, or returns -EAGAIN from the submitting task
+ * when the file's mutex is taken, for io_uring to run it again from a
+ * worker thread, which may sleep for it.
+ */
+static int twheel_uring_cmd_run(struct io_uring_cmd *ioucmd,
+				unsigned int issue_flags, u64 *res2)
+{
+	union twheel_ucmd_buffer buf;
+	struct twheel_ucmd ucmd = {
+		.ctx = ioucmd->file->private_data,
+		.cmd = &buf,
+		.ioucmd = ioucmd,
+		.issue_flags = issue_flags,
+	};
+	const struct twheel_ioctl_op *op;
+	int ret;
+
+	switch (ioucmd->cmd_op) {
+	case TWHEEL_IOC_ARM:
+		/* the handle has nowhere else to go */
+		if (!(issue_flags & IO_URING_F_CQE32))
+			return -EOPNOTSUPP;
+		break;
+	case TWHEEL_IOC_MODIFY:
+	case TWHEEL_IOC_CANCEL:
+	case TWHEEL_IOC_BATCH:
+		break;
+	default:
+		return -ENOTTY;
+	}
+	/* A registered buffer means nothing to these commands. */
+	if (ioucmd->flags & IORING_URING_CMD_FIXED)
+		return -EINVAL;
+	/* A 64-byte SQE's 16 bytes hold no structure of ours. */
+	if (!(issue_flags & IO_URING_F_SQE128))
+		return -EOPNOTSUPP;
+	op = &twheel_ioctl_ops[_IOC_NR(ioucmd->cmd_op) - TWHEEL_CMD_BASE];
+	ret = twheel_uring_copy_in(op, &buf, twheel_uring_cmd_area(ioucmd));
+	if (ret)
+		return ret;
+	ucmd.user_size = op->size;
+	if (ioucmd->cmd_op == TWHEEL_IOC_ARM &&
+	    (buf.arm.flags & TWHEEL_ARM_URING_EXPIRY))
+		twheel_uring_expiry_prepare(ioucmd, ucmd.ctx, issue_flags);
+	ret = twheel_ucmd_run(op, &ucmd, issue_flags & IO_URING_F_NONBLOCK);
+	if (ret < 0)
+		return ret;
+	switch (ioucmd->cmd_op) {
+	case TWHEEL_IOC_ARM:
+		*res2 = buf.arm.out_handle;
+		break;
+	case TWHEEL_IOC_CANCEL:
+		ret = buf.cancel.out_status;
+		break;
+	case TWHEEL_IOC_BATCH:
+		*res2 = buf.batch.out_failed;
+		break;
+	}
+	return ret;
+}
+
+/*
+ * ->uring_cmd(): every command completes here, in the call, but for
+ * EAGAIN and an ARM that completes at its expiry; the outputs need
+ * io_uring_cmd_done() to reach the CQE.
+ */
+static int twheel_uring_cmd(struct io_uring_cmd *ioucmd,
+			    unsigned int issue_flags)
+{
+	u64 res2 = 0;
+	int ret;
+
+#ifdef TWHEEL_HAVE_URING_EXPIRY
+	if (issue_flags & IO_URING_F_CANCEL) {
+		twheel_uring_cancel(ioucmd, issue_flags);
+		return 0;
+	}
+#endif
+	ret = twheel_uring_cmd_run(ioucmd, issue_flags, &res2);
+	/* EIOCBQUEUED: an ARM pending until its expiry */
+	if (ret == -EAGAIN || ret == -EIOCBQUEUED)
+		return ret;
+	twheel_uring_cmd_done(ioucmd, ret, res2, issue_flags);
+	return -EIOCBQUEUED;
+}
+#endif /* CONFIG_IO_URING */
+
 static const struct file_operations twheel_fops = {
 	.owner = THIS_MODULE,
 	.open = twheel_open,
 	.release = twheel_release,
-	.read = twheel_read,
+	.read_iter = twheel_read_iter,
 	.poll = twheel_poll,
 	.unlocked_ioctl = twheel_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+#ifdef CONFIG_IO_URING
+	.uring_cmd = twheel_uring_cmd,
+#endif
 	.show_fdinfo = twheel_show_fdinfo,
 };
 

@@ -70,7 +70,12 @@
  * Usage: twheel_ubench [-n N,N,...] [-i impl,...] [-r reps] [-s settle_s]
  *                      [-u uring_sample] [-p posix_max_n] [-e rate,...]
  *                      [-w window_ms] [-P period_ms] [-S suite,...] [-M]
- * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring
+ * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring twheel_uring
+ *        twheel_uring_b4096
+ * (twheel_uring: twheel's ARM, MODIFY and CANCEL as IORING_OP_URING_CMD,
+ * one SQE per operation, up to 4096 SQEs per io_uring_enter(); churn:
+ * an ARM and a CANCEL; twheel_uring_b4096: twheel_b4096's batches each
+ * submitted as one IORING_OP_URING_CMD)
  * (deliver: twheel and timerfd; -e 0 skips it)
  * suites: prims user deliver (all by default; "user" includes "mem")
  */
@@ -105,7 +110,8 @@
 
 static unsigned long ns_list[16] = { 1000, 10000, 100000, 1000000 };
 static int ns_count = 4;
-static const char *impls = "twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring";
+static const char *impls =
+	"twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring,twheel_uring,twheel_uring_b4096";
 static const char *suites = "prims,user,deliver";
 static unsigned int reps = 5;
 static unsigned int settle_s = 120;
@@ -484,6 +490,34 @@ static int twheel_fd(unsigned long n, int flags)
  * One TWHEEL_IOC_BATCH of @c records.  out_result is written only for a
  * record that fails, so out_failed is what says whether all went well.
  */
+static struct io_uring *batch_ring;	/* twheel_uring_b4096: batches via the ring */
+
+/* The batch as an IORING_OP_URING_CMD: its res, out_failed in *@failed. */
+static int twheel_batch_ring(int fd, struct twheel_batch *bt, __u32 *failed)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(batch_ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = TWHEEL_IOC_BATCH;
+	memcpy(sqe->cmd, bt, sizeof(*bt));
+	ret = io_uring_submit_and_wait(batch_ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(batch_ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	*failed = cqe->big_cqe[0];
+	io_uring_cqe_seen(batch_ring, cqe);
+	return ret;
+}
+
 static int twheel_batch(int fd, struct twheel_batch_op *ops, unsigned int c,
 			const char *what)
 {
@@ -493,8 +527,18 @@ static int twheel_batch(int fd, struct twheel_batch_op *ops, unsigned int c,
 		.count = c,
 		.op_size = sizeof(*ops),
 	};
-	int ret = ioctl(fd, TWHEEL_IOC_BATCH, &bt);
 	unsigned int j;
+	int ret;
+
+	if (batch_ring) {
+		ret = twheel_batch_ring(fd, &bt, &bt.out_failed);
+		if (ret < 0) {
+			errno = -ret;
+			ret = -1;
+		}
+	} else {
+		ret = ioctl(fd, TWHEEL_IOC_BATCH, &bt);
+	}
 
 	if (ret != (int)c) {
 		fail("TWHEEL_IOC_BATCH %s: %d, %s", what, ret, strerror(errno));
@@ -680,6 +724,175 @@ out_close:
 out:
 	free(ops);
 	free(h);
+	return ret;
+}
+
+/* ---- twheel through io_uring (IORING_OP_URING_CMD) --------------------------- */
+
+#define UCMD_DEPTH	4096
+#define UCMD_ARM_TAG	0x8000000000000000ULL	/* user_data: an ARM, its timer's index */
+
+struct ucmd_ring {
+	struct io_uring ring;
+	int fd;
+	unsigned int queued;
+	__u64 *h;		/* where each ARM's handle goes */
+};
+
+/* Queue one command, submitting and reaping first when the ring is full. */
+static int ucmd_flush(struct ucmd_ring *u, const char *what);
+
+static int ucmd_queue(struct ucmd_ring *u, __u32 cmd_op, const void *arg,
+		      size_t len, __u64 user_data, const char *what)
+{
+	struct io_uring_sqe *sqe;
+
+	if (u->queued == UCMD_DEPTH && ucmd_flush(u, what))
+		return -1;
+	sqe = io_uring_get_sqe(&u->ring);
+	if (!sqe) {
+		fail("no SQE for %s", what);
+		return -1;
+	}
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = u->fd;
+	sqe->cmd_op = cmd_op;
+	sqe->user_data = user_data;
+	memcpy(sqe->cmd, arg, len);
+	u->queued++;
+	return 0;
+}
+
+/* Submit what is queued and reap every completion. */
+static int ucmd_flush(struct ucmd_ring *u, const char *what)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int i;
+
+	if (!u->queued)
+		return 0;
+	if (io_uring_submit_and_wait(&u->ring, u->queued) < 0) {
+		fail("io_uring_submit %s: %s", what, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < u->queued; i++) {
+		if (io_uring_wait_cqe(&u->ring, &cqe)) {
+			fail("io_uring_wait_cqe %s", what);
+			return -1;
+		}
+		if (cqe->res < 0) {
+			fail("uring_cmd %s: %s", what, strerror(-cqe->res));
+			return -1;
+		}
+		if (cqe->user_data & UCMD_ARM_TAG)
+			u->h[cqe->user_data & ~UCMD_ARM_TAG] = cqe->big_cqe[0];
+		io_uring_cqe_seen(&u->ring, cqe);
+	}
+	u->queued = 0;
+	return 0;
+}
+
+static int ucmd_arm(struct ucmd_ring *u, unsigned long k, __u64 expires)
+{
+	struct twheel_arm a = { .size = sizeof(a), .spec.expires = expires };
+
+	return ucmd_queue(u, TWHEEL_IOC_ARM, &a, sizeof(a), UCMD_ARM_TAG | k,
+			  "arm");
+}
+
+static int ucmd_cancel(struct ucmd_ring *u, __u64 handle)
+{
+	struct twheel_cancel c = { .size = sizeof(c), .handle = handle };
+
+	return ucmd_queue(u, TWHEEL_IOC_CANCEL, &c, sizeof(c), 0, "cancel");
+}
+
+static int run_twheel_uring(struct work *w, struct runopts o,
+			    struct result *r)
+{
+	unsigned long n = w->n, i, nc = churn_count(n);
+	struct ucmd_ring u = { .h = calloc(n, sizeof(__u64)) };
+	int ret = -1, err;
+	__u64 t0;
+
+	if (!u.h) {
+		fail("out of memory");
+		return -1;
+	}
+	if (o.mem)
+		mem_begin();
+	u.fd = twheel_fd(n, 0);
+	if (u.fd < 0)
+		goto out;
+	err = io_uring_queue_init(UCMD_DEPTH, &u.ring,
+				  IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	if (err) {
+		fail("io_uring_queue_init: %s", strerror(-err));
+		goto out_close;
+	}
+
+	insn_mark("-", 0);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (ucmd_arm(&u, i, w->exp[i]))
+			goto out_ring;
+	if (ucmd_flush(&u, "arm"))
+		goto out_ring;
+	r->arm = (double)(now_ns() - t0) / n;
+	insn_mark("arm", n);
+	if (o.mem)
+		mem_end("twheel_uring", n, o.slabs, &r->mem, &r->memfree);
+
+	insn_mark("-", 0);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		__u32 k = w->perm[i];
+		struct twheel_modify m = {
+			.size = sizeof(m),
+			.handle = u.h[k],
+			.spec.expires = w->exp[k] + REARM_NS,
+		};
+
+		if (ucmd_queue(&u, TWHEEL_IOC_MODIFY, &m, sizeof(m), 0, "modify"))
+			goto out_ring;
+	}
+	if (ucmd_flush(&u, "modify"))
+		goto out_ring;
+	r->rearm = (double)(now_ns() - t0) / n;
+	insn_mark("rearm", n);
+
+	/* churn as run_twheel()'s: the new timer takes the victim's place */
+	insn_mark("-", 0);
+	t0 = now_ns();
+	for (i = 0; i < nc; i++) {
+		__u32 k = w->perm[n - 1 - i];
+
+		if (ucmd_cancel(&u, u.h[k]) ||
+		    ucmd_arm(&u, k, w->exp[k] + 2 * REARM_NS))
+			goto out_ring;
+	}
+	if (ucmd_flush(&u, "churn"))
+		goto out_ring;
+	r->churn = (double)(now_ns() - t0) / nc;
+	insn_mark("churn", nc);
+
+	insn_mark("-", 0);
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		if (ucmd_cancel(&u, u.h[w->perm[i]]))
+			goto out_ring;
+	if (ucmd_flush(&u, "cancel"))
+		goto out_ring;
+	r->cancel = (double)(now_ns() - t0) / n;
+	insn_mark("cancel", n);
+	ret = 0;
+out_ring:
+	io_uring_queue_exit(&u.ring);
+out_close:
+	close(u.fd);
+out:
+	free(u.h);
 	return ret;
 }
 
@@ -1387,10 +1600,30 @@ static void raise_limits(unsigned long nmax)
 	(void)buf;
 }
 
-#define NIMPL 6
+#define NIMPL 8
 static const char *const impl_names[NIMPL] = {
-	"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring"
+	"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring",
+	"twheel_uring", "twheel_uring_b4096"
 };
+
+/* twheel_b4096 with each batch submitted through an SQE128/CQE32 ring. */
+static int run_twheel_uring_b(struct work *w, struct runopts o,
+			      struct result *res)
+{
+	struct io_uring ring;
+	int ret;
+
+	ret = io_uring_queue_init(8, &ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	if (ret) {
+		fail("io_uring_queue_init: %s", strerror(-ret));
+		return -1;
+	}
+	batch_ring = &ring;
+	ret = run_twheel(w, 4096, o, res);
+	batch_ring = NULL;
+	io_uring_queue_exit(&ring);
+	return ret;
+}
 
 static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 {
@@ -1406,8 +1639,12 @@ static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 		return run_timerfd(w, o, res);
 	case 4:
 		return run_posix(w, o, res);
-	default:
+	case 5:
 		return run_uring(w, o, res);
+	case 6:
+		return run_twheel_uring(w, o, res);
+	default:
+		return run_twheel_uring_b(w, o, res);
 	}
 }
 

@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <linux/io_uring.h>
 
 #include "libtwheel.h"
 
@@ -539,6 +540,67 @@ static void test_short_counts(void)
 	libtwheel_batch_free(&b);
 }
 
+/*
+ * The io_uring helpers: an SQE128 as the kernel reads it (the ioctl's
+ * structure in the command area, every other byte zero, whatever the SQE
+ * held before), and the handle from a CQE32.
+ */
+static void test_uring(void)
+{
+	struct twheel_timer_spec spec = { .expires = 5, .cookie = 9 };
+	struct twheel_batch_op ops[3];
+	union {
+		struct io_uring_sqe sqe;
+		uint8_t bytes[128];
+	} u;
+	union {
+		struct io_uring_cqe cqe;
+		uint64_t words[4];
+	} c = { .words = { 0, 0, 0x1234, 0 } };
+	const struct twheel_arm *arm = (const void *)u.sqe.cmd;
+	const struct twheel_modify *mod = (const void *)u.sqe.cmd;
+	const struct twheel_cancel *can = (const void *)u.sqe.cmd;
+	const struct twheel_batch *bat = (const void *)u.sqe.cmd;
+	bool rest_zero = true;
+	size_t i;
+
+	memset(&u, 0xa5, sizeof(u));
+	libtwheel_uring_prep_arm(&u.sqe, 7, &spec);
+	/* all but opcode (0), fd (4-7), cmd_op (8-11) and the structure */
+	for (i = 1; i < sizeof(u); i++)
+		if ((i < 4 || i >= 12) && (i < 48 || i >= 48 + sizeof(*arm)))
+			rest_zero &= !u.bytes[i];
+	ok(u.sqe.opcode == IORING_OP_URING_CMD && u.sqe.fd == 7 &&
+	   u.sqe.cmd_op == TWHEEL_IOC_ARM && u.sqe.user_data == 0 &&
+	   arm->size == sizeof(*arm) && arm->flags == 0 &&
+	   arm->spec.expires == 5 && arm->spec.cookie == 9 && rest_zero,
+	   "libtwheel_uring_prep_arm fills the whole SQE128");
+
+	memset(&u, 0xa5, sizeof(u));
+	libtwheel_uring_prep_arm_expiry(&u.sqe, 7, &spec, &c.words[3]);
+	ok(u.sqe.cmd_op == TWHEEL_IOC_ARM &&
+	   arm->flags == TWHEEL_ARM_URING_EXPIRY && arm->spec.cookie == 9 &&
+	   u.sqe.addr == (uintptr_t)&c.words[3] && u.sqe.len == 0,
+	   "libtwheel_uring_prep_arm_expiry: the flag, addr for the handle");
+
+	memset(&u, 0xa5, sizeof(u));
+	libtwheel_uring_prep_modify(&u.sqe, 3, 42, &spec);
+	ok(u.sqe.cmd_op == TWHEEL_IOC_MODIFY && mod->size == sizeof(*mod) &&
+	   mod->handle == 42 && mod->spec.cookie == 9 && u.sqe.ioprio == 0,
+	   "libtwheel_uring_prep_modify");
+	libtwheel_uring_prep_cancel(&u.sqe, 3, 43);
+	ok(u.sqe.cmd_op == TWHEEL_IOC_CANCEL && can->size == sizeof(*can) &&
+	   can->handle == 43 && can->out_status == 0 && can->__reserved == 0,
+	   "libtwheel_uring_prep_cancel");
+	libtwheel_uring_prep_batch(&u.sqe, 3, ops, 3);
+	ok(u.sqe.cmd_op == TWHEEL_IOC_BATCH && bat->size == sizeof(*bat) &&
+	   bat->ops == (uintptr_t)ops && bat->count == 3 &&
+	   bat->op_size == sizeof(ops[0]),
+	   "libtwheel_uring_prep_batch");
+	ok(libtwheel_uring_cqe_handle(&c.cqe) == 0x1234,
+	   "libtwheel_uring_cqe_handle reads big_cqe[0]");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -547,6 +609,7 @@ int main(void)
 	test_buffers();
 	test_split();
 	test_short_counts();
+	test_uring();
 	printf("1..%d\n", tests);
 	/* The plain summary line that make check adds up. */
 	printf("%d passed, %d failed\n", tests - failures, failures);

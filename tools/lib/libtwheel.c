@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
+#include <linux/io_uring.h>
 
 #include "libtwheel.h"
 
@@ -561,4 +562,91 @@ ssize_t libtwheel_batch_submit_sz(int fd, struct libtwheel_batch *b,
 ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 {
 	return libtwheel_batch_submit_sz(fd, b, LIBTWHEEL_OP_SIZE_V2);
+}
+
+/*
+ * io_uring: the ioctl's structure in the SQE's command area (80 bytes of
+ * an SQE128), whose layout <linux/io_uring.h> gives as liburing's does.
+ * Built at ABI version 2's first sizes, never the library's own (see
+ * "Structure sizes" in libtwheel.h): the spec's first 40 bytes, records
+ * of 56.  The kernel zero-extends them.
+ */
+#define LIBTWHEEL_HDR_SIZE	16	/* size, flags, out_handle or handle */
+#define LIBTWHEEL_CANCEL_SIZE_V2	24
+#define LIBTWHEEL_BATCH_SIZE_V2		32
+
+static void uring_prep(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op)
+{
+	memset(sqe, 0, 2 * sizeof(*sqe));
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = cmd_op;
+}
+
+/* ARM or MODIFY: size, flags, a handle (0 for ARM), the spec. */
+static void uring_prep_spec(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
+			    uint32_t flags, uint64_t handle,
+			    const struct twheel_timer_spec *spec)
+{
+	uint32_t size = LIBTWHEEL_HDR_SIZE + LIBTWHEEL_SPEC_SIZE_V2;
+
+	uring_prep(sqe, fd, cmd_op);
+	memcpy(sqe->cmd, &size, 4);
+	memcpy(sqe->cmd + 4, &flags, 4);
+	memcpy(sqe->cmd + 8, &handle, 8);
+	memcpy(sqe->cmd + LIBTWHEEL_HDR_SIZE, spec, LIBTWHEEL_SPEC_SIZE_V2);
+}
+
+void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
+			      const struct twheel_timer_spec *spec)
+{
+	uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, 0, 0, spec);
+}
+
+void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe, int fd,
+				     const struct twheel_timer_spec *spec,
+				     uint64_t *handle)
+{
+	uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, TWHEEL_ARM_URING_EXPIRY, 0, spec);
+	sqe->addr = (uintptr_t)handle;
+}
+
+void libtwheel_uring_prep_modify(struct io_uring_sqe *sqe, int fd,
+				 uint64_t handle,
+				 const struct twheel_timer_spec *spec)
+{
+	uring_prep_spec(sqe, fd, TWHEEL_IOC_MODIFY, 0, handle, spec);
+}
+
+void libtwheel_uring_prep_cancel(struct io_uring_sqe *sqe, int fd,
+				 uint64_t handle)
+{
+	uint32_t size = LIBTWHEEL_CANCEL_SIZE_V2;
+
+	uring_prep(sqe, fd, TWHEEL_IOC_CANCEL);
+	memcpy(sqe->cmd, &size, 4);
+	memcpy(sqe->cmd + 8, &handle, 8);
+}
+
+void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe, int fd,
+				struct twheel_batch_op *ops, uint32_t count)
+{
+	struct {
+		uint32_t size, flags;
+		uint64_t ops;
+		uint32_t count, op_size;
+	} b = {
+		.size = LIBTWHEEL_BATCH_SIZE_V2,
+		.ops = (uintptr_t)ops,
+		.count = count,
+		.op_size = LIBTWHEEL_OP_SIZE_V2,
+	};
+
+	uring_prep(sqe, fd, TWHEEL_IOC_BATCH);
+	memcpy(sqe->cmd, &b, sizeof(b));
+}
+
+uint64_t libtwheel_uring_cqe_handle(const struct io_uring_cqe *cqe)
+{
+	return cqe->big_cqe[0];
 }

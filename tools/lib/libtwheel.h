@@ -474,6 +474,110 @@ static inline ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 }
 #endif
 
+/* ---- io_uring (TWHEEL_FEATURE_URING_CMD) ------------------------------ */
+
+/*
+ * The kernel's (and liburing's) SQE and CQE; libtwheel needs no liburing,
+ * and a program may use any io_uring library or none.  The helpers put
+ * the structures in the SQE at ABI version 2's first sizes: a field that
+ * a later header adds to struct twheel_timer_spec does not reach the
+ * kernel through them (sized variants, as libtwheel_arm_sz(), are still
+ * to come).
+ */
+struct io_uring_sqe;
+struct io_uring_cqe;
+
+/**
+ * libtwheel_uring_prep_arm() - prepare an SQE that arms a timer
+ * @sqe:  a 128-byte SQE of a ring set up with IORING_SETUP_SQE128 and
+ *        IORING_SETUP_CQE32 (the handle comes back in the CQE)
+ * @fd:   the file (from libtwheel_open(); a registered file's index works
+ *        too, with IOSQE_FIXED_FILE set in sqe->flags after this call)
+ * @spec: the timer, as for libtwheel_arm()
+ *
+ * Fills the whole SQE (128 bytes, user_data 0) as IORING_OP_URING_CMD with
+ * TWHEEL_IOC_ARM: set user_data and flags afterwards, as after liburing's
+ * io_uring_prep_*() calls.  The completion's res is 0 or a negative errno
+ * (those of libtwheel_arm()); libtwheel_uring_cqe_handle() reads the new
+ * timer's handle from it.
+ */
+LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
+					       const struct twheel_timer_spec *spec);
+
+/**
+ * libtwheel_uring_prep_arm_expiry() - prepare an ARM that completes at expiry
+ * @sqe:    a 128-byte SQE (IORING_SETUP_SQE128 and IORING_SETUP_CQE32)
+ * @fd:     the file
+ * @spec:   the timer: one-shot (a period is -EINVAL)
+ * @handle: where the kernel writes the timer's handle at submission, for
+ *          a CANCEL; NULL if not wanted.  It must stay valid until then
+ *
+ * As libtwheel_uring_prep_arm(), with TWHEEL_ARM_URING_EXPIRY (check
+ * TWHEEL_FEATURE_URING_EXPIRY first: 6.7 and later): the completion comes
+ * when the timer fires, res 0 and the fire time in big_cqe[0], or with
+ * -ECANCELED when it is cancelled or the ring is torn down.
+ */
+LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe,
+						      int fd,
+						      const struct twheel_timer_spec *spec,
+						      uint64_t *handle);
+
+/**
+ * libtwheel_uring_prep_modify() - prepare an SQE that re-arms a timer
+ * @sqe:    a 128-byte SQE (IORING_SETUP_SQE128)
+ * @fd:     the file
+ * @handle: the timer
+ * @spec:   its new expiry, period, slack and cookie
+ *
+ * As libtwheel_uring_prep_arm(), with TWHEEL_IOC_MODIFY; res is 0 or a
+ * negative errno (those of libtwheel_modify()).
+ */
+LIBTWHEEL_EXPORT void libtwheel_uring_prep_modify(struct io_uring_sqe *sqe,
+						  int fd, uint64_t handle,
+						  const struct twheel_timer_spec *spec);
+
+/**
+ * libtwheel_uring_prep_cancel() - prepare an SQE that cancels a timer
+ * @sqe:    a 128-byte SQE (IORING_SETUP_SQE128)
+ * @fd:     the file
+ * @handle: the timer
+ *
+ * As libtwheel_uring_prep_arm(), with TWHEEL_IOC_CANCEL; res is
+ * TWHEEL_CANCEL_PENDING or TWHEEL_CANCEL_FIRED, or a negative errno (those
+ * of libtwheel_cancel()).
+ */
+LIBTWHEEL_EXPORT void libtwheel_uring_prep_cancel(struct io_uring_sqe *sqe,
+						  int fd, uint64_t handle);
+
+/**
+ * libtwheel_uring_prep_batch() - prepare an SQE that submits a batch
+ * @sqe:   a 128-byte SQE (IORING_SETUP_SQE128)
+ * @fd:    the file
+ * @ops:   @count records of ABI version 2's first size (56 bytes: the
+ *         SQE says so), their out_result zeroed; they must stay where
+ *         they are until the completion
+ * @count: at most out_max_batch of libtwheel_api()
+ *
+ * As libtwheel_uring_prep_arm(), with TWHEEL_IOC_BATCH: res is the number
+ * of records processed, or a negative errno when none was, as the ioctl
+ * returns; on a CQE32 ring libtwheel_uring_cqe_handle() gives out_failed.
+ * The records' out_result and handle are written as by the ioctl.
+ */
+LIBTWHEEL_EXPORT void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe,
+						 int fd, struct twheel_batch_op *ops,
+						 uint32_t count);
+
+/**
+ * libtwheel_uring_cqe_handle() - the output of a command's completion
+ * @cqe: a 32-byte CQE (IORING_SETUP_CQE32) of a command prepared here
+ *
+ * Return: the CQE's first extra field: the new timer's handle after an
+ * ARM whose res is 0, the time the timer fired after an ARM prepared by
+ * libtwheel_uring_prep_arm_expiry() that completed with 0, out_failed
+ * after a BATCH, else 0.
+ */
+LIBTWHEEL_EXPORT uint64_t libtwheel_uring_cqe_handle(const struct io_uring_cqe *cqe);
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,7 +61,8 @@
  *
  *  - ENOTTY: unknown ioctl command, or a command of ABI version 1 (see
  *    TWHEEL_ABI_VERSION)
- *  - EINVAL: @size smaller than the first version of the structure,
+ *  - EINVAL: @size smaller than the first version of the structure (or,
+ *    for an io_uring command, larger than the SQE's command area),
  *    unknown flag bit or operation, non-zero reserved field, negative
  *    expiry, period or slack out of range, a clock or tick that
  *    TWHEEL_IOC_SETUP does not offer, read() buffer smaller than one
@@ -79,9 +80,70 @@
  *  - EBUSY: TWHEEL_IOC_SETUP on a file that has a timer
  *  - ENOMEM: the kernel ran out of memory; the file is unchanged
  *  - EAGAIN: read() on an O_NONBLOCK file with no event waiting
+ *  - EOPNOTSUPP: an io_uring command on a ring without IORING_SETUP_SQE128
+ *    (ARM: or without IORING_SETUP_CQE32); see "io_uring commands"
  *  - EINTR: a blocking read() was interrupted by a signal before any
  *    event arrived
  */
+
+/**
+ * DOC: io_uring commands
+ *
+ * ARM, MODIFY, CANCEL and BATCH may also be submitted as
+ * IORING_OP_URING_CMD on a ring set up with IORING_SETUP_SQE128, when
+ * TWHEEL_IOC_API reports TWHEEL_FEATURE_URING_CMD.  They are the ioctls:
+ * the same handlers, checks, limits and errno values.  The SQE's @cmd_op
+ * is the ioctl number (TWHEEL_IOC_ARM...), its @fd the file, and its
+ * command area (sqe->cmd, 80 bytes, TWHEEL_URING_CMD_SIZE_MAX) holds the
+ * ioctl's structure, @size first.  It is read once, as an ioctl reads its
+ * structure: a @size below the first version is EINVAL, and so is one
+ * beyond the command area; bytes from the kernel's size up to @size must
+ * be zero, else E2BIG.  The other fields of the SQE are io_uring's
+ * (@uring_cmd_flags must be 0).
+ *
+ * Results come back in the completion, not in the structure: @res is 0
+ * or a negative errno (CANCEL: TWHEEL_CANCEL_PENDING or
+ * TWHEEL_CANCEL_FIRED; BATCH: the records processed, as the ioctl
+ * returns), and on a ring set up with IORING_SETUP_CQE32 the first
+ * extra field, big_cqe[0], holds the output: the new timer's handle for
+ * ARM, out_failed for BATCH, 0 otherwise.  ARM needs IORING_SETUP_CQE32,
+ * since its handle has nowhere else to go.  A BATCH reads and writes its
+ * records in user memory as the ioctl does.
+ *
+ * Errors besides the ioctls': EOPNOTSUPP for a ring without
+ * IORING_SETUP_SQE128 (any command) or without IORING_SETUP_CQE32 (ARM);
+ * io_uring itself answers EOPNOTSUPP for a module without
+ * TWHEEL_FEATURE_URING_CMD and on an IORING_SETUP_IOPOLL ring.  ENOTTY
+ * for a @cmd_op that is not one of the four (TWHEEL_IOC_API and
+ * TWHEEL_IOC_QUERY have more outputs than a completion holds).
+ *
+ * The expiry as the completion (TWHEEL_FEATURE_URING_EXPIRY, 6.7 and
+ * later): an ARM with TWHEEL_ARM_URING_EXPIRY in @flags of struct
+ * twheel_arm stays pending until its timer fires, and then completes with
+ * res 0 and, on a CQE32 ring, the time it fired (CLOCK_MONOTONIC ns) in
+ * big_cqe[0]; the SQE's user_data identifies it.  The timer is one-shot
+ * (a period is EINVAL) and queues no event for read().  If the SQE's
+ * @addr is not 0 it points to a __u64 that receives the timer's handle
+ * when the command is submitted (EFAULT, nothing armed, if it cannot be
+ * written).  A CANCEL of the handle (ioctl, command or batch record)
+ * completes the pending command with ECANCELED and reports
+ * TWHEEL_CANCEL_PENDING; one that comes after the expiry reports
+ * TWHEEL_CANCEL_FIRED, and the command completes with 0.  Each command
+ * completes exactly once.  MODIFY of such a timer is EINVAL.  Until its
+ * completion is posted the timer counts against the limits, and a
+ * pending command keeps the file open: closing the file's descriptors
+ * does not cancel it, but tearing the ring down (or the submitting
+ * task's exit) does, with ECANCELED.  Kernels before 6.7 cannot cancel a
+ * pending command when its ring goes away, so there the flag is
+ * EOPNOTSUPP.
+ *
+ * A command is done from the submitting task, in the io_uring_enter()
+ * that submits it, unless the file's mutex is taken, by another thread's
+ * ioctl or command: then io_uring runs it from a worker thread, where it
+ * waits.  Like the ioctl, a MODIFY or CANCEL of a timer whose expiry is
+ * being processed at that moment waits for that to finish (microseconds).
+ */
+#define TWHEEL_URING_CMD_SIZE_MAX	80
 
 /*
  * Version 2 made every structure size-prefixed and moved the ioctl numbers
@@ -124,6 +186,13 @@ enum {
 #define TWHEEL_FEATURE_ENGINE_MASK	(7ULL << 4)
 /* TWHEEL_IOC_SETUP, and out_clockid and out_max_instances of the API */
 #define TWHEEL_FEATURE_SETUP	(1ULL << 7)
+/*
+ * IORING_OP_URING_CMD: TWHEEL_IOC_ARM, _MODIFY, _CANCEL and _BATCH through
+ * io_uring (see "io_uring commands" below)
+ */
+#define TWHEEL_FEATURE_URING_CMD	(1ULL << 8)
+/* TWHEEL_ARM_URING_EXPIRY: an io_uring ARM completes at the expiry */
+#define TWHEEL_FEATURE_URING_EXPIRY	(1ULL << 9)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)
@@ -227,10 +296,17 @@ struct twheel_timer_spec {
 	__aligned_u64 cookie;
 };
 
+/*
+ * struct twheel_arm flags: io_uring only (an ioctl gets EINVAL); the
+ * command completes when the timer fires, or with ECANCELED when it is
+ * cancelled (see "io_uring commands")
+ */
+#define TWHEEL_ARM_URING_EXPIRY	(1U << 0)
+
 /**
  * struct twheel_arm - ioctl(TWHEEL_IOC_ARM)
  * @size: sizeof(struct twheel_arm)
- * @flags: must be 0
+ * @flags: 0, or TWHEEL_ARM_URING_EXPIRY for an io_uring command
  * @out_handle: the new timer's handle
  * @spec: the timer
  *

@@ -66,6 +66,15 @@ ctl_setup() {
 	twheelctl arm -c monotonic -t 5 -p 10 -n 2 20 >/dev/null
 }
 check "twheelctl --clock boottime --tick: info and arm" ctl_setup
+# Documentation/userspace-api.rst's io_uring example, built as printed: a
+# timer armed and read through the ring, another armed and cancelled.
+uring_example() {
+	_out=$(/selftests/twheel_uring_example) || return 1
+	echo "$_out"
+	echo "$_out" | grep -q "cookie 7 fired " &&
+		echo "$_out" | grep -q "^cancel: pending$"
+}
+check "userspace-api's io_uring example runs" uring_example
 check "debugfs stats of the default wheel" \
 	grep -q '^wakeups:' /sys/kernel/debug/twheel/default/stats
 
@@ -113,13 +122,15 @@ for t in /selftests/*_test /selftests/*_test32; do
 done
 [ -n "$found" ] || fail "no selftest binaries in the initramfs"
 
-# The limit cases of twheel_unpriv_test, and the fault test's check that
-# no per-user charge leaked, skip at the default per-user limit (a tenth of
-# RAM: too many timers to reach quickly here).  Reload twheel with small
-# limits, the per-file one below the per-user one, and run them again.
+# The limit cases of twheel_unpriv_test and twheel_uring_test, and the
+# fault test's check that no per-user charge leaked, skip at the default
+# per-user limit (a tenth of RAM: too many timers to reach quickly here).
+# Reload twheel with small limits, the per-file one below the per-user
+# one, and run them again.
 SMALL_LIMITS="max_timers_per_user=1000 max_timers_per_fd=600"
 small=
-for t in /selftests/twheel_unpriv_test /selftests/twheel_fault_test; do
+for t in /selftests/twheel_unpriv_test /selftests/twheel_fault_test \
+	/selftests/twheel_uring_test; do
 	[ -x "$t" ] || continue
 	if [ -z "$small" ]; then
 		small=1

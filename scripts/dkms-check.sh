@@ -120,6 +120,8 @@ src_params() {
 PKG=$(conf_value PACKAGE_NAME)
 VER=$(conf_value PACKAGE_VERSION)
 SRC_VER=$(src_macro VERSION)
+# libtwheel's full version, the name of the installed shared object
+LIB_VERSION=$(sed -n 's/^VERSION *:= *//p' tools/Makefile)
 is "dkms.conf PACKAGE_NAME is twheel" "$PKG" twheel
 is "dkms.conf PACKAGE_VERSION ($VER) equals MODULE_VERSION in src/ ($SRC_VER)" "$VER" "$SRC_VER"
 mapfile -t PARAMS < <(src_params)
@@ -431,7 +433,7 @@ install_checks() {
 		test ! -e "$stage/etc/modules-load.d/twheel.conf"
 	is "$k: make install staged the library, headers and twheelctl under usr/local" \
 		"$(staged "$stage" | grep -o '^usr/local/[^ ]* [0-9]*' | tr '\n' ' ')" \
-		"usr/local/bin/twheelctl 755 usr/local/include/libtwheel.h 644 usr/local/include/twheel/linux/twheel.h 644 usr/local/lib/libtwheel.a 644 usr/local/lib/libtwheel.so 777 usr/local/lib/libtwheel.so.1 777 usr/local/lib/libtwheel.so.1.1.0 644 usr/local/lib/pkgconfig/libtwheel.pc 644 "
+		"usr/local/bin/twheelctl 755 usr/local/include/libtwheel.h 644 usr/local/include/twheel/linux/twheel.h 644 usr/local/lib/libtwheel.a 644 usr/local/lib/libtwheel.so 777 usr/local/lib/libtwheel.so.1 777 usr/local/lib/libtwheel.so.$LIB_VERSION 644 usr/local/lib/pkgconfig/libtwheel.pc 644 "
 	# Nothing else: no depmod output when staging, no stray files.
 	others=$(staged "$stage" | while read -r f _; do
 		case "$f" in

@@ -421,10 +421,11 @@ static void check_event(const struct twheel_event *ev, uint64_t seen)
 
 /*
  * The @size a structure of @len bytes is passed with: mostly @len; below
- * the first version (EINVAL); longer with a zero tail (as @len); longer with
- * a non-zero byte in the tail (E2BIG); above TWHEEL_STRUCT_SIZE_MAX (E2BIG,
- * whatever follows the structure).  @raw holds the structure and room for
- * the tail; returns how many bytes of it to place.
+ * @min, its first version's size (EINVAL); longer with a zero tail (as
+ * @len); longer with a non-zero byte in the tail (E2BIG); above
+ * TWHEEL_STRUCT_SIZE_MAX (E2BIG, whatever follows the structure).  @raw
+ * holds the structure and room for the tail; returns how many bytes of it
+ * to place.
  */
 enum { SZ_EXACT, SZ_SHORT, SZ_LONG0, SZ_LONGX, SZ_HUGE };
 #define SZ_TAIL		32
@@ -436,7 +437,8 @@ static uint32_t huge_size(struct fz *z)
 	       rnd(&z->rng) % (UINT32_MAX - TWHEEL_STRUCT_SIZE_MAX);
 }
 
-static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind)
+static size_t pick_size_min(struct fz *z, unsigned char *raw, size_t len,
+			    size_t min, int *skind)
 {
 	unsigned int p = pct(z);
 	uint32_t size = len;
@@ -446,7 +448,7 @@ static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind
 		 p < 98 ? SZ_LONG0 : SZ_LONGX;
 	switch (*skind) {
 	case SZ_SHORT:
-		size = rnd(&z->rng) % len;
+		size = rnd(&z->rng) % min;
 		break;
 	case SZ_HUGE:
 		size = huge_size(z);
@@ -462,6 +464,12 @@ static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind
 	memcpy(raw, &size, sizeof(size));
 	/* a huge @size is refused before anything past it is read */
 	return *skind != SZ_HUGE && size > len ? size : len;
+}
+
+/* A structure whose first version is its whole: shorter is EINVAL. */
+static size_t pick_size(struct fz *z, unsigned char *raw, size_t len, int *skind)
+{
+	return pick_size_min(z, raw, len, len, skind);
 }
 
 /*
@@ -501,7 +509,10 @@ static void do_api(struct fz *z)
 	a.flags = pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1;
 	a.__reserved = pct(z) < 97 ? 0 : (uint32_t)rnd(&z->rng) | 1;
 	memcpy(raw, &a, sizeof(a));
-	len = pick_size(z, raw, sizeof(a), &skind);
+	/* ABI version 2's first struct twheel_api ended here: 64 bytes */
+	len = pick_size_min(z, raw, sizeof(a),
+			    offsetof(struct twheel_api, out_max_timers_per_user) + 8,
+			    &skind);
 	p = place(z, raw, len, kind, buf);
 	err = ioctl(fd, TWHEEL_IOC_API, p) ? errno : 0;
 	if (never_open(fd))

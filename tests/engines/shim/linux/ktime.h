@@ -15,4 +15,9 @@
 
 typedef s64 ktime_t;
 
+/* for include/linux/twheel.h's inline helpers, which the engines never call */
+#define ktime_sub(lhs, rhs)	((lhs) - (rhs))
+#define ktime_add(lhs, rhs)	((lhs) + (rhs))
+#define ktime_add_ns(kt, nsval)	((kt) + (nsval))
+
 #endif

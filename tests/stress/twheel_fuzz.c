@@ -717,6 +717,7 @@ static void do_badcmd(struct fz *z)
 	static const unsigned int good[] = {
 		TWHEEL_IOC_API, TWHEEL_IOC_ARM, TWHEEL_IOC_MODIFY,
 		TWHEEL_IOC_CANCEL, TWHEEL_IOC_QUERY, TWHEEL_IOC_BATCH,
+		TWHEEL_IOC_SETUP,
 		TWHEEL_V1_IOC_API,	/* still answers */
 	};
 	unsigned int cmd, type, i, p = pct(z);

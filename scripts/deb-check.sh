@@ -42,40 +42,8 @@ DEBS=$TWHEEL_BUILD/deb
 
 # ---- TAP ------------------------------------------------------------------------
 
-n=0
-pass=0
-fail=0
-ok() {
-	n=$((n + 1)) pass=$((pass + 1))
-	echo "ok $n - $*"
-}
-not_ok() {
-	n=$((n + 1)) fail=$((fail + 1))
-	echo "not ok $n - $*"
-}
-skip() {
-	n=$((n + 1)) pass=$((pass + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
-check() {
-	local desc=$1
-	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
-}
-is() {
-	if [[ "$2" == "$3" ]]; then
-		ok "$1"
-	else
-		not_ok "$1"
-		printf '#   got:  %s\n#   want: %s\n' "${2//$'\n'/ | }" "${3//$'\n'/ | }"
-	fi
-}
-note() { sed 's/^/#   /' "$@"; }
-finish() {
-	echo "1..$n"
-	summary "$pass" "$fail"
-	((fail == 0))
-}
+# shellcheck source=scripts/tap.sh
+. "$(dirname "$0")/tap.sh"
 
 # ---- in the namespace: the throwaway root -----------------------------------------
 

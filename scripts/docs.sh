@@ -25,7 +25,13 @@
 #   - the man builder, as strict, must write the three pages, each with a
 #     NAME line lexgrog can read and nothing man --warnings complains
 #     about but tbl's layout of the wide tables of twheel(4).
-# Ends with "1 passed, 0 failed" or "0 passed, 1 failed".
+# A second test: every C snippet of Documentation/ (each .. code-block::
+# c) compiles, user-space ones against libtwheel.h and the uapi header,
+# kernel ones as objects of a module against the stock 6.1 headers, as
+# printed or, for a fragment, inside the template of the ".. snippet:"
+# comment before it; C in a plain literal block is an error
+# (scripts/doc-snippets.py says how).
+# Ends with "2 passed, 0 failed" (or what failed).
 #
 # Environment: SPHINXOPTS (extra sphinx-build options).
 set -euo pipefail
@@ -112,4 +118,16 @@ done
 
 pages=$(find "$OUT/html" -maxdepth 1 -name '*.html' ! -name genindex.html ! -name search.html | wc -l)
 log "$pages pages in ${OUT#"$TWHEEL_ROOT"/}/html, 3 man pages ($((SECONDS - start)) s); checked ${#exported[@]} exports, $((${#kstructs[@]} + ${#ustructs[@]})) structures, $((${#kmacros[@]} + ${#umacros[@]})) macros"
-summary 1 0
+
+# The C snippets.
+start=$SECONDS
+rm -rf "$OUT/snippets"
+if python3 "$TWHEEL_ROOT/scripts/doc-snippets.py" "$OUT/snippets" \
+	"$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir stock61)"; then
+	log "C snippets compiled ($((SECONDS - start)) s)"
+	summary 2 0
+else
+	log "a C snippet does not compile, or C is in a literal block"
+	summary 1 1
+	exit 1
+fi

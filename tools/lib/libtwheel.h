@@ -23,8 +23,9 @@
  * from several threads are serialised by the kernel; a struct
  * libtwheel_batch must not be used by two threads at once.
  *
- * Times are nanoseconds of CLOCK_MONOTONIC, as in the kernel ABI;
- * libtwheel_now() reads that clock.
+ * Times are nanoseconds of the file's clock, as in the kernel ABI:
+ * CLOCK_MONOTONIC, which libtwheel_now() reads, unless libtwheel_setup()
+ * chose CLOCK_BOOTTIME (libtwheel_clock_now() reads either).
  */
 #ifndef LIBTWHEEL_H
 #define LIBTWHEEL_H

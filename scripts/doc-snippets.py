@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Compile every C snippet of Documentation/*.rst (part of `make docs`).
+"""Compile every C snippet of Documentation/*.rst and README.md (part of
+`make docs`).
 
 Every ``.. code-block:: c`` is compiled: as printed, a translation unit of
 its own, unless an rst comment right before it (invisible in the HTML and
@@ -26,7 +27,10 @@ C in a plain literal block (``::``), which nothing would compile, is an
 error: a block with an #include line, or a line that ends in ';', '{' or
 '}' and is not a shell or trace line, must be a code-block.
 
-Usage: doc-snippets.py OUTDIR KDIR [RST...]   (KDIR "" skips the kernel
+README.md's fenced ```c blocks are compiled the same way, the comment
+before one being "<!-- snippet: kernel -->" (or a template up to "-->").
+
+Usage: doc-snippets.py OUTDIR KDIR [RST or MD...]   (KDIR "" skips the kernel
 ones).  Prints one line per snippet and a summary; exits 1 on a failure.
 """
 import os
@@ -121,21 +125,68 @@ def snippets(path):
     return out, bad
 
 
+def md_snippets(path):
+    """The same for Markdown (README.md): a fenced ```c block is compiled,
+    after an optional "<!-- snippet: kernel|user" comment (a template in
+    its lines, up to "-->"); C in an indented code block is an error."""
+    lines = open(path, encoding='utf-8').read().split('\n')
+    out, bad = [], []
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == '```c':
+            j = i + 1
+            while j < len(lines) and lines[j].strip() != '```':
+                j += 1
+            text = '\n'.join(lines[i + 1:j]) + '\n'
+            env, tmpl = 'user', None
+            k = i - 1
+            while k >= 0 and not lines[k].strip():
+                k -= 1
+            if k >= 0 and lines[k].strip() == '-->' or \
+                    k >= 0 and re.match(r'^<!-- snippet: .*-->$', lines[k]):
+                e = k
+                while e >= 0 and not lines[e].startswith('<!-- snippet:'):
+                    e -= 1
+                m = re.match(r'^<!-- snippet: *(kernel|user)\s*(-->)?$', lines[e])
+                if not m:
+                    raise SystemExit('%s:%d: bad snippet comment' % (path, e + 1))
+                env = m.group(1)
+                if not m.group(2):
+                    tmpl = '\n'.join(lines[e + 1:k]) + '\n'
+            out.append((i + 1, env, tmpl, text))
+            i = j + 1
+            continue
+        if lines[i].startswith('    ') and (i == 0 or not lines[i - 1].strip()):
+            j = i
+            while j < len(lines) and (lines[j].startswith('    ') or not lines[j].strip()):
+                j += 1
+            clines = [x for x in lines[i:j] if C_LINE.search(x) and not NOT_C.match(x)]
+            if clines:
+                bad.append((i + 1, clines[0].strip()))
+            i = j
+            continue
+        i += 1
+    return out, bad
+
+
 def main():
     outdir, kdir = sys.argv[1], sys.argv[2]
     rsts = sys.argv[3:] or sorted(
         os.path.join(ROOT, 'Documentation', f)
         for f in os.listdir(os.path.join(ROOT, 'Documentation')) if f.endswith('.rst'))
+    if not sys.argv[3:]:
+        rsts.append(os.path.join(ROOT, 'README.md'))
     os.makedirs(os.path.join(outdir, 'user'), exist_ok=True)
     os.makedirs(os.path.join(outdir, 'kernel'), exist_ok=True)
     passed = failed = 0
     kernel = []
     for rst in rsts:
         name = os.path.relpath(rst, ROOT)
-        found, bad = snippets(rst)
+        found, bad = md_snippets(rst) if rst.endswith('.md') else snippets(rst)
         for line, first in bad:
             print('not ok - %s:%d: C in a literal block ("%s"): make it a '
-                  '.. code-block:: c' % (name, line, first))
+                  '%s' % (name, line, first, '```c block' if rst.endswith('.md')
+                          else '.. code-block:: c'))
             failed += 1
         for line, env, tmpl, text in found:
             src = fill(tmpl, text) if tmpl else text

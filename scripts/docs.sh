@@ -30,8 +30,9 @@
 #     NAME line lexgrog can read and nothing man --warnings complains
 #     about but tbl's layout of the wide tables of twheel(4).
 # A second test: every C snippet of Documentation/ (each .. code-block::
-# c) compiles, user-space ones against libtwheel.h and the uapi header,
-# kernel ones as objects of a module against the stock 6.1 headers, as
+# c) and of README.md (each ```c block) compiles, user-space ones against
+# libtwheel.h and the uapi header, kernel ones as objects of a module
+# against the stock 6.1 headers, as
 # printed or, for a fragment, inside the template of the ".. snippet:"
 # comment before it; C in a plain literal block is an error
 # (scripts/doc-snippets.py says how).

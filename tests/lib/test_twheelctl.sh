@@ -4,7 +4,8 @@
 # twheelctl's output without the module: `twheelctl info` under
 # fake_twheel.so (LD_PRELOAD: a fake /dev/twheel with fixed answers, uid
 # 1000) must print exactly what is below, the limits of that user
-# included, and with --clock/--tick the file's clock and tick.  Run by
+# included, and with --clock/--tick the file's clock and tick; and the
+# synopsis of twheelctl(1) must be each command's usage.  Run by
 # `make -C tools check`.  TAP lines.
 #
 # Usage: test_twheelctl.sh TWHEELCTL FAKE_SO
@@ -62,4 +63,20 @@ max_timers_per_user 5000 live timers over all files of uid 1000
 max_instances       8 wheels of other clocks and ticks, all users together
 max_batch           65536 records per TWHEEL_IOC_BATCH (more: E2BIG)
 OUT
+# twheelctl(1)'s synopsis (Documentation/twheelctl.rst) against each
+# command's usage, continuation lines joined, as the man page prints it
+rst=$(dirname "$0")/../../Documentation/twheelctl.rst
+for cmd in info arm demo; do
+	want=$("$ctl" "$cmd" --help | sed -n '1,/^$/p' | sed 's/^usage: //' | tr -s ' \n' ' ' |
+		sed 's/ $//')
+	got=$(sed -n "s/^| \*\*twheelctl $cmd\*\*/twheelctl $cmd/p" "$rst" | tr -d '*')
+	if [ "$got" = "$want" ]; then
+		echo "ok - twheelctl(1)'s synopsis of $cmd is its usage"
+	else
+		echo "not ok - twheelctl(1)'s synopsis of $cmd is its usage"
+		echo "#   usage:    $want"
+		echo "#   synopsis: $got"
+		rc=1
+	fi
+done
 exit "$rc"

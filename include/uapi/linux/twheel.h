@@ -84,6 +84,9 @@
  *    (ARM: or without IORING_SETUP_CQE32); see "io_uring commands"
  *  - EINTR: a blocking read() was interrupted by a signal before any
  *    event arrived
+ *  - EPERM: open() without CAP_SYS_ADMIN of a module loaded with
+ *    engine=scheme6 or engine=lawn, engines that do not bound the work
+ *    under a lock
  */
 
 /**

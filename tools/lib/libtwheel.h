@@ -145,11 +145,12 @@ static inline int libtwheel_api(int fd, struct twheel_api *api)
  *
  * What the error means for /dev/twheel, and what to do about it, for
  * the errors a user can act on: -ENOSPC (which limit was reached, and how
- * to raise it), -ENOENT (a handle this file does not know; from
- * libtwheel_open(), no device: the module is not loaded), -ENODEV and
- * -ENXIO (no device), -EINVAL (an argument out of range, a period below
- * the tick included), -E2BIG and -EPROTO (the ABI mismatch that
- * libtwheel_api() found).  strerror() for the others.
+ * to raise it; from libtwheel_setup(), max_instances), -ENOENT (a handle
+ * this file does not know; from libtwheel_open(), no device: the module
+ * is not loaded), -ENODEV and -ENXIO (no device), -EINVAL (an argument
+ * out of range, a period below the tick included), -E2BIG and -EPROTO
+ * (the ABI mismatch that libtwheel_api() found).  strerror() for the
+ * others.
  *
  * Return: a static string.
  */

@@ -61,6 +61,10 @@ nitpick_ignore = [('c:identifier', name) for name in (
     'io_uring_cqe',
 )]
 
+# Quotes and ellipses, but no dashes: "--slack" in twheelctl(1) must stay
+# two hyphens, not become an en dash a user cannot type back.
+smartquotes_action = 'qe'
+
 primary_domain = 'c'
 highlight_language = 'none'
 root_doc = 'index'

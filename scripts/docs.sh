@@ -28,7 +28,8 @@
 #     the KUnit suites in testing.rst, the delay points in kernel-api.rst;
 #   - the man builder, as strict, must write the three pages, each with a
 #     NAME line lexgrog can read and nothing man --warnings complains
-#     about but tbl's layout of the wide tables of twheel(4).
+#     about but tbl's layout of the wide tables of twheel(4), and no
+#     option whose "--" became an en dash;
 # A second test: every C snippet of Documentation/ (each .. code-block::
 # c) and of README.md (each ```c block) compiles, user-space ones against
 # libtwheel.h and the uapi header, kernel ones as objects of a module
@@ -155,6 +156,10 @@ for page in twheel.4 twheelctl.1 libtwheel.3; do
 	warn=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$OUT/man/$page" 2>&1 >/dev/null |
 		grep -vE "cannot adjust line|can't break line|character above first line discarded|table wider than line width|^warning: file '<standard input>', around line [0-9]+:$" || true)
 	[[ -z "$warn" ]] || fail "$page: man --warnings: $warn"
+	# an option whose "--" became an en dash (Sphinx's smart quotes)
+	dash=$(LC_ALL=C.UTF-8 MANWIDTH=200 man -E UTF-8 -l "$OUT/man/$page" 2>/dev/null |
+		grep -E '(^|[[ ])–[a-z]' || true)
+	[[ -z "$dash" ]] || fail "$page: an option's -- printed as an en dash: $dash"
 done
 
 pages=$(find "$OUT/html" -maxdepth 1 -name '*.html' ! -name genindex.html ! -name search.html | wc -l)

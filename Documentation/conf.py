@@ -55,9 +55,15 @@ c_id_attributes = ['__user', '__init', '__exit', '__must_check',
 nitpicky = True
 nitpick_ignore = [('c:identifier', name) for name in (
     'u32', 'u64', 'ktime_t', 'lock_class_key',
-    # libtwheel's: the C library's types
-    'uint64_t', 'size_t', 'ssize_t',
+    # libtwheel's: the C library's types, and io_uring's (liburing's or
+    # <linux/io_uring.h>)
+    'uint64_t', 'uint32_t', 'size_t', 'ssize_t', 'clockid_t', 'io_uring_sqe',
+    'io_uring_cqe',
 )]
+
+# Quotes and ellipses, but no dashes: "--slack" in twheelctl(1) must stay
+# two hyphens, not become an en dash a user cannot type back.
+smartquotes_action = 'qe'
 
 primary_domain = 'c'
 highlight_language = 'none'

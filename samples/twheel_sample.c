@@ -15,7 +15,9 @@
  * run
  *   make -C $KDIR M=$PWD TWHEEL=/path/to/twheel \
  *        KBUILD_EXTRA_SYMBOLS=/path/to/twheel/Module.symvers modules
- * and load it after twheel.ko.  make dkms-check builds it so.
+ * and load it after twheel.ko.  make dkms-check builds it so.  With twheel
+ * installed through DKMS, samples/dkms.conf builds it through DKMS too,
+ * against twheel's build for each kernel (make deb-check does).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -17,7 +17,7 @@
 # kernel's and the modules' locks):
 #   lane 1 (the host and the stock kernels)
 #     lint        make lint
-#     docs        make docs (Sphinx, warnings are errors)
+#     docs        make docs (Sphinx, warnings are errors; the C snippets compiled)
 #     dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
 #     deb         make deb-check (the Debian packages built, lintian clean,
 #                 installed, checked and purged in a throwaway root)

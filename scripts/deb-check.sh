@@ -19,6 +19,11 @@
 #             what the header needs; README.md's example builds against
 #             the installed packages and, without the module, says to load
 #             it; twheelctl runs
+#   consumer  samples/ as a module of its own built through DKMS against
+#             the installed twheel-dkms with samples/dkms.conf, for 6.1
+#             and 6.12: twheel's POST_BUILD kept its Module.symvers, modpost
+#             warns of nothing and records the dependency on twheel, and
+#             `dkms autoinstall` builds twheel before it (BUILD_DEPENDS)
 #   purge     `dpkg --purge` of all four: no twheel.ko, DKMS tree, source,
 #             rule, library, header or any other file named *twheel* is
 #             left in the root
@@ -38,6 +43,7 @@ cd "$TWHEEL_ROOT"
 
 KERNELS=(stock61 stock612)
 PKGS=(twheel-dkms libtwheel1 libtwheel-dev twheel-tools)
+VER=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)
 DEBS=$TWHEEL_BUILD/deb
 
 # ---- TAP ------------------------------------------------------------------------
@@ -46,6 +52,74 @@ DEBS=$TWHEEL_BUILD/deb
 . "$(dirname "$0")/tap.sh"
 
 # ---- in the namespace: the throwaway root -----------------------------------------
+
+# consumer_checks ROOT: samples/ as a module of its own that uses twheel's
+# API, built through DKMS against the installed twheel-dkms as
+# samples/dkms.conf says (in_root and W from inner()).  For each kernel:
+# twheel's POST_BUILD kept Module.symvers in its DKMS tree, the sample
+# builds with KBUILD_EXTRA_SYMBOLS from there, modpost warns about nothing
+# and records that it depends on twheel.  Then BUILD_DEPENDS: with both
+# removed for the last kernel, `dkms autoinstall` (what a new kernel's
+# postinst runs) builds twheel before the sample.  Removed again after.
+consumer_checks() {
+	local root=$1 k rel arch src first=()
+	arch=$(uname -m)
+	src=/usr/src/twheel-sample-0.1.0
+	mkdir -p "$root$src"
+	cp samples/dkms.conf samples/Kbuild samples/twheel_sample.c "$root$src/"
+	if in_root dkms add twheel-sample/0.1.0 >"$W/log/sample-add" 2>&1; then
+		ok "samples/dkms.conf: dkms add twheel-sample/0.1.0"
+	else
+		not_ok "samples/dkms.conf: dkms add twheel-sample/0.1.0"
+		note "$W/log/sample-add"
+	fi
+	for k in "${KERNELS[@]}"; do
+		rel=$("$TWHEEL_ROOT/tests/vm/kernels.sh" release "$k")
+		check "$k: twheel's POST_BUILD kept /var/lib/dkms/twheel/<ver>/$rel/$arch/Module.symvers" \
+			grep -q 'twheel_timer_start' "$root/var/lib/dkms/twheel/$VER/$rel/$arch/Module.symvers"
+		sample_build "$k" "$rel" "dkms build twheel-sample/0.1.0 -k $rel" \
+			in_root dkms build twheel-sample/0.1.0 -k "$rel"
+	done
+	# BUILD_DEPENDS orders autoinstall: twheel first, then the sample
+	in_root dkms remove twheel-sample/0.1.0 -k "$rel" >"$W/log/sample-rm1" 2>&1 || true
+	in_root dkms remove twheel/"$VER" -k "$rel" >"$W/log/sample-rm2" 2>&1 || true
+	check "$k: twheel removed for $rel, its Module.symvers with it" \
+		test ! -e "$root/var/lib/dkms/twheel/$VER/$rel/$arch/Module.symvers"
+	sample_build "$k" "$rel" "dkms autoinstall -k $rel builds twheel, then the sample" \
+		in_root dkms autoinstall -k "$rel"
+	# the make commands dkms prints, M=/var/lib/dkms/<module>/<version>/build
+	mapfile -t first < <(grep -oE 'M=/var/lib/dkms/[^/]+/' "$W/log/sample-$k" |
+		sed 's|^M=/var/lib/dkms/||; s|/$||' | uniq)
+	is "$k: autoinstall built twheel, then twheel-sample" "${first[*]}" "twheel twheel-sample"
+	check "$k: both installed for $rel" test -n "$(find "$W/modules/$rel/updates/dkms" \
+		-name 'twheel.ko*')" -a -n "$(find "$W/modules/$rel/updates/dkms" -name 'twheel_sample.ko*')"
+	if in_root dkms remove twheel-sample/0.1.0 --all >"$W/log/sample-remove" 2>&1; then
+		ok "dkms remove twheel-sample/0.1.0 --all"
+	else
+		not_ok "dkms remove twheel-sample/0.1.0 --all"
+		note "$W/log/sample-remove"
+	fi
+	rm -rf "${root:?}$src"
+}
+
+# sample_build KERNEL RELEASE DESC CMD...: CMD builds the sample for RELEASE;
+# its make.log must show modpost content, and the .ko depend on twheel.
+sample_build() {
+	local k=$1 rel=$2 desc=$3 log ko
+	shift 3
+	if "$@" >"$W/log/sample-$k" 2>&1; then
+		ok "$k: $desc"
+	else
+		not_ok "$k: $desc"
+		tail -n 30 "$W/log/sample-$k" | note
+	fi
+	log=$root/var/lib/dkms/twheel-sample/0.1.0/$rel/$(uname -m)/log/make.log
+	check "$k: the sample's make.log ran modpost" grep -q 'MODPOST' "$log"
+	is "$k: modpost warned of nothing (no undefined twheel_* symbols)" \
+		"$(grep -iE 'warning|undefined|error' "$log" 2>/dev/null || true)" ""
+	ko=$(find "$root/var/lib/dkms/twheel-sample/0.1.0/$rel" -name 'twheel_sample.ko*' -print -quit 2>/dev/null || true)
+	is "$k: modinfo: twheel_sample.ko depends on twheel" "$( [[ -n $ko ]] && modinfo -F depends "$ko")" twheel
+}
 
 # inner W: everything that needs the root, run by the outer part below in
 # a private mount namespace; prints TAP lines numbered from $n.
@@ -120,6 +194,8 @@ inner() {
 		check "man ${m%%:*} ${m#*:} is installed" \
 			test -n "$(in_root man -w "${m%%:*}" "${m#*:}" 2>/dev/null)"
 	done
+
+	consumer_checks "$root"
 
 	# -- purge
 	if in_root dpkg --purge "${PKGS[@]}" >"$W/log/purge" 2>&1; then

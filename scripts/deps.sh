@@ -44,8 +44,9 @@ LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
 # abidiff for `make -C tools check` (libtwheel's ABI against its baseline).
 TOOLS=(abigail-tools)
 # Sphinx for `make docs` and man-db for its checks of the man pages
-# (lexgrog, man --warnings); dkms for `make dkms-check`.
-DOCS=(python3-sphinx man-db)
+# (lexgrog, man --warnings), liburing-dev for the io_uring example that
+# it compiles with the other C snippets; dkms for `make dkms-check`.
+DOCS=(python3-sphinx man-db liburing-dev)
 DKMS=(dkms)
 # `make deb`: dpkg-buildpackage with debhelper and Debian 12's dh_dkms
 # (dh-dkms: dh-sequence-dkms), lintian over the result; deb-check builds

@@ -16,6 +16,9 @@
 #             list exactly those, each with the default its description
 #             gives ("default N", "(0: ...)" for 0, "NAME (... default)").  Then `dkms remove --all` must empty the
 #             install tree.  dkms must not call anything deprecated.
+#             POST_BUILD (dkms-post-build.sh) must have kept the build's
+#             Module.symvers in the DKMS tree (make deb-check builds
+#             samples/dkms.conf's consumer module against it).
 #   kdir      `make modules` for a running kernel without headers (KRELEASE
 #             standing in for `uname -r`) fails, names the headers package
 #             and KDIR=, and builds nothing: no fallback to other headers.
@@ -277,6 +280,10 @@ for k in "${KERNELS[@]}"; do
 		tail -n 40 "$W/dkms/$PKG/$VER/build/make.log" 2>/dev/null | note || true
 	fi
 	DKMS_TIME[$k]=$((SECONDS - t))
+	# dkms deletes its build directory: POST_BUILD keeps what modules
+	# that use twheel's API build against (samples/dkms.conf)
+	check "$k: POST_BUILD kept <dkmstree>/$PKG/$VER/$rel/$(uname -m)/Module.symvers" \
+		grep -q 'twheel_timer_start' "$W/dkms/$PKG/$VER/$rel/$(uname -m)/Module.symvers"
 	if [[ $MODE == direct && $(id -u) -ne 0 ]]; then
 		skip "$k: dkms install -k $rel" "dkms install needs root, and there are no user namespaces"
 		ko=$(find "$W/dkms/$PKG/$VER/$rel" -name "$PKG.ko*" -print -quit 2>/dev/null || true)

@@ -13,7 +13,8 @@
  *
  * Exit status: 0 on success, 1 on a failure, 2 on a command line error.
  *
- * Built on libtwheel (tools/lib).  All times are CLOCK_MONOTONIC ns.
+ * Built on libtwheel (tools/lib).  All times are ns of the file's clock:
+ * CLOCK_MONOTONIC, or CLOCK_BOOTTIME with --clock boottime.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -113,7 +114,9 @@ static int open_checked(int flags, struct twheel_api *api)
 
 	if (fd < 0)
 		die("cannot open %s: %s%s", LIBTWHEEL_DEVICE_PATH, strerror(-fd),
-		    fd == -ENOENT ? " (is twheel.ko loaded?)" : "");
+		    fd == -ENOENT ? " (is twheel.ko loaded?)" :
+		    fd == -EPERM ? " (engine=scheme6 or lawn: CAP_SYS_ADMIN only)" :
+		    "");
 	ret = libtwheel_api(fd, api);
 	if (ret == -EPROTO)
 		die("twheel module of ABI version %u (event size %u), twheelctl needs %u (%zu)",
@@ -149,7 +152,7 @@ static void setup_checked(int fd, struct twheel_api *api, clockid_t clock,
 		die("this twheel module has no TWHEEL_IOC_SETUP: no --clock or --tick");
 	ret = libtwheel_setup(fd, clock, tick);
 	if (ret < 0)
-		die("TWHEEL_IOC_SETUP: %s", strerror(-ret));
+		die("TWHEEL_IOC_SETUP: %s", libtwheel_strerror(ret));
 	ret = libtwheel_api(fd, api);
 	if (ret < 0)
 		die("TWHEEL_IOC_API: %s", libtwheel_strerror(ret));
@@ -162,12 +165,14 @@ static const char info_help[] =
 	"\n"
 	"Opens /dev/twheel, sets the file up with -c, --clock (monotonic or\n"
 	"boottime) and -t, --tick (TWHEEL_IOC_SETUP) if given, and prints its\n"
-	"handshake (TWHEEL_IOC_API): ABI\n"
-	"version, event size, features and engine, the wheel's tick and slots,\n"
-	"the batch limits, and the limits on live timers that apply to the\n"
-	"calling user: max_timers_per_fd for each open file, max_timers_per_user\n"
-	"over all of the user's files (module parameters; arming beyond either\n"
-	"fails with ENOSPC).\n"
+	"handshake (TWHEEL_IOC_API): ABI version, event size, features and\n"
+	"engine, the file's clock, the wheel's tick and slots, then the limits\n"
+	"that apply to the calling user (by effective uid), each with what it\n"
+	"bounds: max_timers_per_fd live timers per open file and\n"
+	"max_timers_per_user over all of the user's files (arming beyond either\n"
+	"fails with ENOSPC), max_instances wheels of other clocks and ticks for\n"
+	"all users together (TWHEEL_IOC_SETUP beyond it: ENOSPC), max_batch\n"
+	"records per batch.  The module parameters of the same names set them.\n"
 	"\n"
 	EXIT_HELP;
 
@@ -176,6 +181,7 @@ static int cmd_info(int argc, char **argv)
 	static const char *const names[] = {
 		"periodic", "slack", "batch", "query",
 		"engine=hier", "engine=scheme6", "engine=lawn", "setup",
+		"uring_cmd", "uring_expiry",
 	};
 	static const struct option longopts[] = {
 		{ "clock", required_argument, NULL, 'c' },
@@ -184,6 +190,7 @@ static int cmd_info(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	clockid_t clock = CLOCK_MONOTONIC;
+	uid_t uid = geteuid();
 	struct twheel_api api;
 	unsigned int i;
 	u64 tick = 0;
@@ -218,19 +225,28 @@ static int cmd_info(int argc, char **argv)
 	if (api.out_features >> i)
 		printf(" unknown:0x%llx", (u64)(api.out_features >> i << i));
 	printf("\n");
-	if (api.out_features & TWHEEL_FEATURE_SETUP) {
+	if (api.out_features & TWHEEL_FEATURE_SETUP)
 		printf("clock               %s\n",
 		       api.out_clockid == CLOCK_BOOTTIME ? "boottime" : "monotonic");
-		printf("max_instances       %u\n", api.out_max_instances);
-	}
 	printf("tick_ns             %llu\n", (u64)api.out_tick_ns);
 	printf("slots               %u\n", api.out_slots);
 	printf("wheel_span_ns       %llu\n", (u64)api.out_tick_ns * api.out_slots);
-	printf("max_batch           %u\n", api.out_max_batch);
 	printf("batch_op_size       %u\n", api.out_batch_op_size);
-	printf("max_timers_per_fd   %llu\n", (u64)api.out_max_timers_per_fd);
-	printf("max_timers_per_user %llu%s\n", (u64)api.out_max_timers_per_user,
-	       api.out_max_timers_per_user ? "" : " (no limit)");
+	/*
+	 * The limits, as the module applies them to this user: the per-user
+	 * one counts the files opened with this effective uid.
+	 */
+	printf("user                uid %u (%s)\n", (unsigned int)uid,
+	       "the limits below; beyond them arming fails with ENOSPC");
+	printf("max_timers_per_fd   %llu live timers per open file\n",
+	       (u64)api.out_max_timers_per_fd);
+	printf("max_timers_per_user %llu live timers over all files of uid %u\n",
+	       (u64)api.out_max_timers_per_user, (unsigned int)uid);
+	if (api.out_features & TWHEEL_FEATURE_SETUP)
+		printf("max_instances       %u %s\n", api.out_max_instances,
+		       "wheels of other clocks and ticks, all users together");
+	printf("max_batch           %u records per TWHEEL_IOC_BATCH (more: E2BIG)\n",
+	       api.out_max_batch);
 	libtwheel_close(fd);
 	return 0;
 }

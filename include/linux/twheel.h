@@ -283,7 +283,9 @@ bool twheel_tick_armed(struct twheel *wheel);
  * twheel_timer_expires(): a snapshot, which a concurrent start, modify,
  * cancel or expiry may make stale at once (serialise against them for
  * an exact answer).  The timer fires at most one tick plus its slack
- * after that.
+ * after that.  It reads ktime_get(): for a timer of a CLOCK_BOOTTIME
+ * instance, whose expiry is boot time, subtract ktime_get_boottime()
+ * from twheel_timer_expires() instead.
  *
  * Context: any context.
  * Return: the time until the expiry the pending @timer was armed with, 0

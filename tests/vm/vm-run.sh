@@ -17,8 +17,9 @@
 # built for KERNEL in /modules (and, for the kernels built from source, debug
 # and kcsan, the kernel's own modules such as kunit.ko in /modules/kernel),
 # the static selftest binaries in /selftests, twheelctl and README.md's C
-# example in /bin, the plan as /plan, the plan helpers as /lib/twheel.sh
-# and tests/vm/guest/init as /init.
+# example in /bin, the plan as /plan, the plan helpers as /lib/twheel.sh,
+# Documentation/admin-guide.rst as /doc/admin-guide.rst (tests/vm/plans/
+# docs.sh) and tests/vm/guest/init as /init.
 #
 # The run fails when: qemu times out; the guest's "TWHEEL-EXIT: <rc>"
 # sentinel is missing or rc != 0; the console shows a kernel splat (BUG,
@@ -164,6 +165,8 @@ install -m 0755 "$ustatic/twheelctl" "$stage/bin/twheelctl"
 install -m 0755 "$ustatic/readme_example" "$stage/bin/readme_example"
 install -m 0755 "$TWHEEL_ROOT/tests/vm/guest/init" "$stage/init"
 install -m 0644 "$TWHEEL_ROOT/tests/vm/guest/lib.sh" "$stage/lib/twheel.sh"
+# the pages whose examples the docs plan compares with what the guest shows
+install -D -m 0644 "$TWHEEL_ROOT/Documentation/admin-guide.rst" "$stage/doc/admin-guide.rst"
 if ((${#plan_files[@]} == 1)); then
 	install -m 0644 "${plan_files[0]}" "$stage/plan"
 else

@@ -156,7 +156,7 @@ static const struct {
 	  "twheel module of another ABI version than libtwheel's (2): use a libtwheel and a twheel.ko of the same release"
 	},
 	{ ENOSPC,
-	  "limit of live timers reached: max_timers_per_fd for this file or max_timers_per_user for this user (twheelctl info shows both; raise them with the module parameters, e.g. options twheel max_timers_per_user=N in /etc/modprobe.d/)"
+	  "limit of live timers reached: max_timers_per_fd for this file or max_timers_per_user for this user (twheelctl info shows both; raise them with the module parameters, e.g. options twheel max_timers_per_user=N in /etc/modprobe.d/); from libtwheel_setup(), the limit of wheel instances of other clocks and ticks, max_instances"
 	},
 	{ ENOENT,
 	  "no timer with this handle in this file, or (from libtwheel_open()) no /dev/twheel: is twheel.ko loaded? (modprobe twheel)"

@@ -23,8 +23,9 @@
  * from several threads are serialised by the kernel; a struct
  * libtwheel_batch must not be used by two threads at once.
  *
- * Times are nanoseconds of CLOCK_MONOTONIC, as in the kernel ABI;
- * libtwheel_now() reads that clock.
+ * Times are nanoseconds of the file's clock, as in the kernel ABI:
+ * CLOCK_MONOTONIC, which libtwheel_now() reads, unless libtwheel_setup()
+ * chose CLOCK_BOOTTIME (libtwheel_clock_now() reads either).
  */
 #ifndef LIBTWHEEL_H
 #define LIBTWHEEL_H
@@ -144,11 +145,12 @@ static inline int libtwheel_api(int fd, struct twheel_api *api)
  *
  * What the error means for /dev/twheel, and what to do about it, for
  * the errors a user can act on: -ENOSPC (which limit was reached, and how
- * to raise it), -ENOENT (a handle this file does not know; from
- * libtwheel_open(), no device: the module is not loaded), -ENODEV and
- * -ENXIO (no device), -EINVAL (an argument out of range, a period below
- * the tick included), -E2BIG and -EPROTO (the ABI mismatch that
- * libtwheel_api() found).  strerror() for the others.
+ * to raise it; from libtwheel_setup(), max_instances), -ENOENT (a handle
+ * this file does not know; from libtwheel_open(), no device: the module
+ * is not loaded), -ENODEV and -ENXIO (no device), -EINVAL (an argument
+ * out of range, a period below the tick included), -E2BIG and -EPROTO
+ * (the ABI mismatch that libtwheel_api() found).  strerror() for the
+ * others.
  *
  * Return: a static string.
  */

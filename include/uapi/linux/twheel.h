@@ -84,6 +84,9 @@
  *    (ARM: or without IORING_SETUP_CQE32); see "io_uring commands"
  *  - EINTR: a blocking read() was interrupted by a signal before any
  *    event arrived
+ *  - EPERM: open() without CAP_SYS_ADMIN of a module loaded with
+ *    engine=scheme6 or engine=lawn, engines that do not bound the work
+ *    under a lock
  */
 
 /**
@@ -120,9 +123,10 @@
  * The expiry as the completion (TWHEEL_FEATURE_URING_EXPIRY, 6.7 and
  * later): an ARM with TWHEEL_ARM_URING_EXPIRY in @flags of struct
  * twheel_arm stays pending until its timer fires, and then completes with
- * res 0 and, on a CQE32 ring, the time it fired (CLOCK_MONOTONIC ns) in
- * big_cqe[0]; the SQE's user_data identifies it.  The timer is one-shot
- * (a period is EINVAL) and queues no event for read().  If the SQE's
+ * res 0 and, on a CQE32 ring, the time it fired (ns of the file's clock,
+ * as the submitting task reads it) in big_cqe[0]; the SQE's user_data
+ * identifies it.  The timer is one-shot (a period is EINVAL) and queues no
+ * event for read().  If the SQE's
  * @addr is not 0 it points to a __u64 that receives the timer's handle
  * when the command is submitted (EFAULT, nothing armed, if it cannot be
  * written).  A CANCEL of the handle (ioctl, command or batch record)
@@ -277,7 +281,8 @@ struct twheel_setup {
  * @flags: TWHEEL_ARM_ABS or 0
  * @__reserved: must be 0
  * @expires: first expiry in ns: a delay from now, or with TWHEEL_ARM_ABS a
- *	CLOCK_MONOTONIC time of the caller's time namespace; at most
+ *	time of the file's clock (CLOCK_MONOTONIC unless TWHEEL_IOC_SETUP
+ *	chose CLOCK_BOOTTIME) in the caller's time namespace; at most
  *	2^63 - 1.  One before the host's boot is due at once
  * @period: 0 for a one-shot timer, else the period in ns (>= 1 tick)
  * @slack: how much later than each expiry the timer may fire, in ns; the
@@ -380,8 +385,8 @@ struct twheel_cancel {
  * @out_state: TWHEEL_QUERY_* bits
  * @__reserved: must be 0
  * @out_remaining: ns until the next expiry, 0 if due or not pending
- * @out_expires: the next expiry (CLOCK_MONOTONIC ns of the caller's time
- *	namespace), if pending
+ * @out_expires: the next expiry (ns of the file's clock, in the caller's
+ *	time namespace), if pending
  * @out_period: the period, 0 for a one-shot timer
  * @out_cookie: the cookie
  *
@@ -472,8 +477,8 @@ struct twheel_batch {
  * struct twheel_event - one expiration, as read() from the file
  * @handle: the timer
  * @cookie: its cookie
- * @expires: the expiry that fired (CLOCK_MONOTONIC ns of the reader's
- *	time namespace)
+ * @expires: the expiry that fired (ns of the file's clock, in the
+ *	reader's time namespace)
  * @fired: when the kernel fired it, in the same clock; never less than
  *	@expires
  * @overrun: periodic timers: further expirations that happened before this

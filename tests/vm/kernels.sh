@@ -161,10 +161,18 @@ SID_SNAPSHOT_MIRROR=http://snapshot.debian.org/archive/debian/$SID_SNAPSHOT
 # What the chroot holds besides minbase: the kernel's build dependencies as
 # deps.sh lists them for the host, the headers, and what the selftests and
 # tools need to build there (static libc, gcc-multilib, liburing).
+# dkms for the DKMS check against sid's headers (scripts/sid-check.sh).
 SID_PACKAGES=(gcc make bc flex bison libelf-dev libssl-dev kmod rsync
-	libc6-dev gcc-multilib liburing-dev "linux-headers-$SID_RELEASE=$SID_VERSION")
+	libc6-dev gcc-multilib liburing-dev dkms
+	"linux-headers-$SID_RELEASE=$SID_VERSION")
 
-sid_dir() { echo "$TWHEEL_CACHE/sid-$SID_RELEASE-$SID_VERSION"; }
+# sid-<abi>-<version>-<sha256 of the package list>: a changed list makes
+# a new chroot (and the old one goes, see prepare_sid).
+sid_dir() {
+	local hash
+	hash=$(printf '%s\n' "${SID_PACKAGES[@]}" | sha256sum | cut -c1-12)
+	echo "$TWHEEL_CACHE/sid-$SID_RELEASE-$SID_VERSION-$hash"
+}
 
 # sid_exec ROOT CMD...: CMD (run by sh -c) in the chroot ROOT, in a mount
 # namespace of its own with /proc, /dev and the work tree, the build

@@ -7,6 +7,10 @@
 #   modules   tests/vm/build-modules.sh sid: twheel.ko, the sample and
 #             twheel_test_rt.ko against sid's headers, W=1, every warning
 #             fatal (objtool's and modpost's too)
+#   kunit     the KUnit suites (tests/kunit/, tests/stress/) compiled
+#             against sid's headers with CONFIG_KUNIT=m given to kbuild:
+#             objects only (no modpost), since the image has no KUnit to
+#             link or run them against; W=1, warnings fatal
 #   userland  the selftests (WERROR=1) and tools/ (libtwheel, twheelctl,
 #             README's example; static) built in the chroot with sid's gcc
 #             and libc, into build/sid/: new compiler warnings show here
@@ -19,8 +23,8 @@
 #             of the installed module, `dkms remove`
 #
 # Usage: sid-check.sh [--quick]
-#   --quick  modules and selftest only: what make check runs (beside its
-#            lanes, scripts/check.sh)
+#   --quick  modules, KUnit build and selftest only: what make check runs
+#            (beside its lanes, scripts/check.sh)
 # The chroot and the image are prepared on first use (root needed then).
 # Ends with "N passed, N failed" over the steps' own counts.
 set -euo pipefail
@@ -31,6 +35,29 @@ cd "$TWHEEL_ROOT"
 quick=0
 [[ ${1:-} == --quick ]] && quick=1
 KERNELS_SH=$TWHEEL_ROOT/tests/vm/kernels.sh
+
+# The KUnit suites' objects for sid's headers, in build/mod/sid-kunit/.
+kunit_objects() {
+	local kdir dest=$TWHEEL_BUILD/mod/sid-kunit out rc=0
+	kdir=$("$KERNELS_SH" kdir sid)
+	sync_module_sources "$dest"
+	out=$(mktemp)
+	# shellcheck disable=SC2016  # expanded in the chroot
+	"$KERNELS_SH" run sid 'make -C "$1" M="$2" W=1 KCFLAGS=-Werror \
+		CONFIG_KUNIT=m TWHEEL_DEBUG=1 -j2 tests/kunit/ tests/stress/' \
+		"/usr/src/${kdir##*/}" "$dest" >"$out" 2>&1 || rc=$?
+	if ((rc)) || grep -E '(^|: )(warning|WARNING):' "$out" >/dev/null; then
+		cat "$out"
+		find "$dest" -name '*.o' -delete
+		echo "not ok - KUnit suites compiled against sid's headers"
+		rm -f "$out"
+		summary 0 1
+		return 1
+	fi
+	rm -f "$out"
+	echo "ok - KUnit suites compiled against sid's headers: $(find "$dest/tests" -name '*kunit*.o' | wc -l) objects"
+	summary 1 0
+}
 
 # In the chroot: the selftests and the static tools into build/sid/.
 userland() {
@@ -122,6 +149,7 @@ dkms_sid() {
 "$KERNELS_SH" prepare sid
 echo "# sid: $("$KERNELS_SH" release sid), headers in $("$KERNELS_SH" kdir sid)"
 run_counted "sid modules" "$TWHEEL_ROOT/tests/vm/build-modules.sh" sid || true
+run_counted "sid kunit build" kunit_objects || true
 ((quick)) || run_counted "sid userland" userland || true
 # the selftest plan's three checks of its own and one selftest at least
 run_counted "sid selftest" "$TWHEEL_ROOT/tests/vm/vm-run.sh" \

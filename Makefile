@@ -14,7 +14,11 @@
 #   make lint         checkpatch, kernel-doc, W=1 and sparse on both stock
 #                     header sets, W=1 on the PREEMPT_RT ones, shellcheck
 #   make check        all of the above (what CI runs), in two lanes side by
-#                     side (scripts/check.sh; TWHEEL_CHECK_JOBS=1: in turn)
+#                     side (scripts/check.sh; TWHEEL_CHECK_JOBS=1: in turn),
+#                     and beside them sid's modules and selftest plan
+#   make check-sid    Debian sid's kernel (7.2): modules, selftests and
+#                     tools built in a sid chroot, the selftest plan in a
+#                     VM, DKMS (scripts/sid-check.sh)
 #   make demo         boot stock 6.1, load twheel, run a million timers
 #                     through /dev/twheel (twheelctl demo)
 #   make bench        benchmarks (Documentation/benchmarks.rst)
@@ -88,6 +92,9 @@ lint:
 check:
 	@scripts/check.sh
 
+check-sid:
+	@scripts/sid-check.sh
+
 # 2G: the default per-user limit is a tenth of RAM, and the demo holds a
 # million timers.  tsc=reliable: TCG's TSC is fine, and the HPET fallback
 # costs a microsecond per clock read.
@@ -127,5 +134,5 @@ deb-check:
 install uninstall:
 	@KDIR="$(KDIR)" scripts/install.sh $@
 
-.PHONY: all tools modules modules-all kunit kcsan selftest lint check clean demo bench docs fuzz \
+.PHONY: all tools modules modules-all kunit kcsan selftest lint check check-sid clean demo bench docs fuzz \
 	stress robust dkms-check deb deb-check install uninstall

@@ -11,10 +11,12 @@
 # then two lanes side by side, each step of a lane after the one before
 # it, because one VM keeps about one of the host's two cores busy (its
 # tests mostly wait for timers) and the lanes share no build products,
-# and beside them, at the lowest CPU priority, the kcsan modules (the kcsan
-# kernel on a cold cache: 6 minutes of both cores, which then come mostly
-# from what the VMs leave idle; the kcsan step waits for it under the
-# kernel's and the modules' locks):
+# and beside them, at the lowest CPU priority, lane 3: the kcsan modules
+# (the kcsan kernel on a cold cache: 6 minutes of both cores, which then
+# come mostly from what the VMs leave idle; the kcsan step waits for it
+# under the kernel's and the modules' locks), then Debian sid's kernel
+# (its modules built in a sid chroot, the selftest plan in a VM of it;
+# cold, the chroot first):
 #   lane 1 (the host and the stock kernels)
 #     lint        make lint
 #     docs        make docs (Sphinx, warnings are errors; the C snippets compiled)
@@ -97,10 +99,18 @@ lane2() {
 	step engines-bench make --no-print-directory -C bench/engines smoke
 }
 
-# The kcsan modules, under the lock that vm-run.sh takes to build them.
+# The kcsan modules, under the lock that vm-run.sh takes to build them;
+# then Debian sid's kernel, its modules built in its chroot and the
+# selftest plan in a VM of it (scripts/sid-check.sh --quick; make
+# check-sid adds the userland built with sid's gcc and the DKMS check),
+# at the same priority: warm, this lane is otherwise idle after its first
+# seconds, and cold the chroot (debootstrap, 1-4 minutes) is made here
+# rather than before the lanes.  TWHEEL_CHECK_SID=0 leaves sid out.
 lane3() {
 	step "modules kcsan" with_build_lock modules-kcsan \
 		nice -n 19 tests/vm/build-modules.sh kcsan
+	[[ ${TWHEEL_CHECK_SID:-1} == 0 ]] ||
+		step "sid" nice -n 19 scripts/sid-check.sh --quick
 }
 
 # Run lane $1 in a subshell, its output to build/check-lane$1.log and its
@@ -150,7 +160,7 @@ else
 	mkdir -p "$TWHEEL_BUILD"
 	rm -f "$TWHEEL_BUILD"/check-lane[123].{log,result}
 	echo
-	echo "check: lanes 1 and 2 running, the kcsan modules beside them; output in $TWHEEL_BUILD/check-lane[123].log"
+	echo "check: lanes 1 and 2 running, the kcsan modules and sid beside them; output in $TWHEEL_BUILD/check-lane[123].log"
 	lane_bg 3
 	lane_bg 1
 	lane_bg 2

@@ -35,8 +35,10 @@ BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 # qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev
 # carries the libc.a the static selftest binaries link against, gcc-multilib
 # the 32-bit one of the compat selftest, liburing-dev the static liburing
-# of the userspace benchmark and of the io_uring selftest.
-VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev)
+# of the userspace benchmark and of the io_uring selftest; debootstrap and
+# curl make the sid kernel's chroot and fetch its image (tests/vm/kernels.sh).
+VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
+	debootstrap curl)
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
 # engines (tests/engines).

@@ -36,11 +36,21 @@ static inline void twheel_hrtimer_setup(struct hrtimer *timer,
  * The command area of an IORING_OP_URING_CMD SQE (16 bytes, 80 with
  * IORING_SETUP_SQE128): ->cmd up to 6.5, the whole SQE as ->sqe from 6.6
  * on.  Either may be the SQ ring, which userspace writes: read it once.
+ * The SQE's ->cmd directly: io_uring_sqe_cmd(sqe) became a macro taking
+ * the command's type in 6.18 (7.2 has it), with a size check that
+ * twheel's variable-sized area does not fit.  ->cmd is declared cmd[0],
+ * so a compiler that sizes objects by their field (gcc 16 under
+ * FORTIFY_SOURCE, as 7.2's headers build) takes any copy from it for an
+ * overflow: hide where the pointer came from, the area is as long as
+ * the ring's SQEs make it.
  */
 static inline const void *twheel_uring_cmd_area(const struct io_uring_cmd *ioucmd)
 {
 #if KERNEL_VERSION(6, 6, 0) <= LINUX_VERSION_CODE
-	return io_uring_sqe_cmd(ioucmd->sqe);
+	const void *area = ioucmd->sqe->cmd;
+
+	OPTIMIZER_HIDE_VAR(area);
+	return area;
 #else
 	return ioucmd->cmd;
 #endif
@@ -50,14 +60,47 @@ static inline const void *twheel_uring_cmd_area(const struct io_uring_cmd *ioucm
  * Complete a command with @ret in the CQE's res and @res2 in its first
  * extra field (IORING_SETUP_CQE32 rings).  6.1.0 had no @issue_flags;
  * 6.3 added them and Debian's 6.1 (6.1.192) has them, as 6.12 does; 6.1
- * takes @res2 as ssize_t, 6.12 as u64: the bits are the same.
+ * takes @res2 as ssize_t, 6.12 as u64: the bits are the same.  6.18
+ * (IORING_SETUP_CQE_MIXED) dropped @res2 from io_uring_cmd_done() and
+ * gives it to io_uring_cmd_done32(), which fills the extra field on a
+ * CQE32 ring as io_uring_cmd_done() did (and posts a 32-byte CQE on a
+ * mixed ring).
  */
 static inline void twheel_uring_cmd_done(struct io_uring_cmd *ioucmd,
 					 ssize_t ret, u64 res2,
 					 unsigned int issue_flags)
 {
+#ifdef IORING_SETUP_CQE_MIXED
+	io_uring_cmd_done32(ioucmd, ret, res2, issue_flags);
+#else
 	io_uring_cmd_done(ioucmd, ret, res2, issue_flags);
+#endif
 }
+
+/*
+ * TWHEEL_DEFINE_URING_TW(fn) defines fn_tw, the task-work callback to
+ * give io_uring_cmd_complete_in_task() for
+ * void fn(struct io_uring_cmd *ioucmd, unsigned int issue_flags).  Up to
+ * 6.18 io_uring called such a function through the command's
+ * ->task_work_cb; 6.19 removed that field and calls an io_req_tw_func_t,
+ * which finds its command with io_uring_cmd_from_tw() and completes with
+ * IO_URING_CMD_TASK_WORK_ISSUE_FLAGS, as io_uring passed before (the
+ * change that brought that macro to drivers, hence the test).
+ */
+#ifdef IO_URING_CMD_TASK_WORK_ISSUE_FLAGS
+#define TWHEEL_DEFINE_URING_TW(fn)					\
+static void fn##_tw(struct io_tw_req tw_req, io_tw_token_t tw)		\
+{									\
+	fn(io_uring_cmd_from_tw(tw_req),				\
+	   IO_URING_CMD_TASK_WORK_ISSUE_FLAGS);				\
+}
+#else
+#define TWHEEL_DEFINE_URING_TW(fn)					\
+static void fn##_tw(struct io_uring_cmd *ioucmd, unsigned int issue_flags) \
+{									\
+	fn(ioucmd, issue_flags);					\
+}
+#endif
 
 /*
  * Commands that stay pending until an event of the driver completes them

@@ -2336,6 +2336,8 @@ static void twheel_uring_complete(struct io_uring_cmd *ioucmd,
 	twheel_uring_cmd_done(ioucmd, pdu->res, pdu->fired, issue_flags);
 }
 
+TWHEEL_DEFINE_URING_TW(twheel_uring_complete);
+
 /* The timer's callback (softirq): its command completes, with 0. */
 static void twheel_uring_expired(struct twheel_ctx *ctx,
 				 struct twheel_utimer *ut)
@@ -2350,7 +2352,7 @@ static void twheel_uring_expired(struct twheel_ctx *ctx,
 		pdu->res = 0;
 		pdu->fired = twheel_fire_time(&ut->timer);
 		pdu->free = true;
-		io_uring_cmd_complete_in_task(ioucmd, twheel_uring_complete);
+		io_uring_cmd_complete_in_task(ioucmd, twheel_uring_complete_tw);
 	}
 	spin_unlock(&ctx->lock);
 }
@@ -2373,7 +2375,7 @@ static bool twheel_uring_drop(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 	pdu->res = -ECANCELED;
 	pdu->fired = 0;
 	pdu->free = false;
-	io_uring_cmd_complete_in_task(ioucmd, twheel_uring_complete);
+	io_uring_cmd_complete_in_task(ioucmd, twheel_uring_complete_tw);
 	return true;
 }
 

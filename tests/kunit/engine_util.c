@@ -189,7 +189,14 @@ static void twe_desc(const enum twheel_engine *e, char *desc)
 KUNIT_ARRAY_PARAM(twe_all, twe_engines, twe_desc);
 
 /* KUNIT_CASE_PARAM() generator: each case once per engine. */
+#ifdef KUNIT_CASE_PARAM_WITH_INIT
+const void *twe_gen_params(struct kunit *test, const void *prev, char *desc)
+{
+	return twe_all_gen_params(test, prev, desc);
+}
+#else
 const void *twe_gen_params(const void *prev, char *desc)
 {
 	return twe_all_gen_params(prev, desc);
 }
+#endif

@@ -73,6 +73,14 @@ static inline enum twheel_engine twe_param(struct kunit *test)
 	return *(const enum twheel_engine *)test->param_value;
 }
 
+/*
+ * From 6.18 (which added KUNIT_CASE_PARAM_WITH_INIT()) a KUNIT_CASE_PARAM()
+ * generator gets the test first.
+ */
+#ifdef KUNIT_CASE_PARAM_WITH_INIT
+const void *twe_gen_params(struct kunit *test, const void *prev, char *desc);
+#else
 const void *twe_gen_params(const void *prev, char *desc);
+#endif
 
 #endif /* _TWHEEL_KUNIT_ENGINE_UTIL_H */

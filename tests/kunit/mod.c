@@ -10,6 +10,7 @@
  * their reference model, which the userspace fuzzer shares.
  */
 #include <linux/module.h>
+#include <linux/version.h>
 
 #include "../../src/wheel.c"
 #include "../../src/hier.c"
@@ -19,5 +20,12 @@
 
 MODULE_DESCRIPTION("KUnit suites for twheel: the engines and the facility");
 MODULE_LICENSE("GPL");
-/* the facility's internal batch functions (EXPORT_SYMBOL_IF_KUNIT) */
+/*
+ * the facility's internal batch functions (EXPORT_SYMBOL_IF_KUNIT); the
+ * namespace is a string from 6.13 on
+ */
+#if KERNEL_VERSION(6, 13, 0) <= LINUX_VERSION_CODE
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+#else
 MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+#endif

@@ -809,7 +809,7 @@ static void twheel_create_flags_callback_concurrency(struct kunit *test)
 		twheel_timer_cancel_sync(&p[0].timer);
 		twheel_timer_cancel_sync(&p[1].timer);
 		if (attempt == 3)
-			KUNIT_ASSERT_FAILURE(test, "armed after the expiry 4 times");
+			KUNIT_FAIL_AND_ABORT(test, "armed after the expiry 4 times");
 	}
 	KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 2, TWK_TIMEOUT_MS));
 	KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[0].timer), 0);
@@ -1052,7 +1052,7 @@ struct twk_fifo {
 
 static void twk_fifo_tl_fn(struct timer_list *tl)
 {
-	struct twk_fifo *f = from_timer(f, tl, tl);
+	struct twk_fifo *f = timer_container_of(f, tl, tl);
 
 	f->tl_cpu = raw_smp_processor_id();
 	/* release: @tl_cpu before the time that says it is there */
@@ -1087,7 +1087,7 @@ static void twk_fifo_free(struct kunit_resource *res)
 {
 	struct twk_fifo *f = res->data;
 
-	del_timer_sync(&f->tl);
+	timer_delete_sync(&f->tl);
 }
 
 /*
@@ -1153,7 +1153,7 @@ static void twheel_tick_remote_base_fires_under_fifo_hog(struct kunit *test)
 		add_timer_on(&f->tl, b);
 		KUNIT_ASSERT_NE(test, twk_wait_done(&f->done, TWK_TIMEOUT_MS), 0UL);
 		KUNIT_ASSERT_TRUE(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS));
-		del_timer_sync(&f->tl);
+		timer_delete_sync(&f->tl);
 
 		tw_us = ktime_us_delta(f->p->fired_at, want);
 		tl_us = f->tl_fired ? ktime_us_delta(f->tl_fired, want) : -1;

@@ -8,6 +8,19 @@
 
 #include <kunit/test.h>
 #include <linux/string.h>
+#include <linux/timer.h>
+
+/*
+ * Kernel drift the suites meet (src/compat.h has the module's): 6.13
+ * renamed KUNIT_ASSERT_FAILURE() to KUNIT_FAIL_AND_ABORT(), 6.16 replaced
+ * from_timer() with timer_container_of().
+ */
+#ifndef KUNIT_FAIL_AND_ABORT
+#define KUNIT_FAIL_AND_ABORT KUNIT_ASSERT_FAILURE
+#endif
+#ifndef timer_container_of
+#define timer_container_of from_timer
+#endif
 
 /*
  * KUNIT_ARRAY_PARAM() for the table @prefix##_params of struct

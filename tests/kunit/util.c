@@ -210,7 +210,7 @@ struct twk_probe *twk_probes(struct kunit *test, struct twk_ctx *ctx,
 	g->probes = kvcalloc(nr, sizeof(*g->probes), GFP_KERNEL);
 	if (!g->probes) {
 		kfree(g);
-		KUNIT_ASSERT_FAILURE(test, "no memory for %u probes", nr);
+		KUNIT_FAIL_AND_ABORT(test, "no memory for %u probes", nr);
 	}
 	g->nr = nr;
 	for (i = 0; i < nr; i++) {
@@ -222,7 +222,7 @@ struct twk_probe *twk_probes(struct kunit *test, struct twk_ctx *ctx,
 	if (!kunit_alloc_resource(test, NULL, twk_group_free, GFP_KERNEL, g)) {
 		kvfree(g->probes);
 		kfree(g);
-		KUNIT_ASSERT_FAILURE(test, "cannot register probes");
+		KUNIT_FAIL_AND_ABORT(test, "cannot register probes");
 	}
 	return g->probes;
 }
@@ -252,13 +252,13 @@ struct twk_threads *twk_threads(struct kunit *test, unsigned int nr)
 	t->tasks = kcalloc(nr, sizeof(*t->tasks), GFP_KERNEL);
 	if (!t->tasks) {
 		kfree(t);
-		KUNIT_ASSERT_FAILURE(test, "no memory for %u threads", nr);
+		KUNIT_FAIL_AND_ABORT(test, "no memory for %u threads", nr);
 	}
 	t->nr = nr;
 	if (!kunit_alloc_resource(test, NULL, twk_threads_free, GFP_KERNEL, t)) {
 		kfree(t->tasks);
 		kfree(t);
-		KUNIT_ASSERT_FAILURE(test, "cannot register threads");
+		KUNIT_FAIL_AND_ABORT(test, "cannot register threads");
 	}
 	return t;
 }

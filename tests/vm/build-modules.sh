@@ -23,7 +23,10 @@
 # make above it shares its job slots): most of make check's modules step,
 # which comes before anything else can run.
 #
-# Usage: build-modules.sh [KERNEL...]    (default: all six kernels)
+# sid's modules are built in its chroot (tests/vm/kernels.sh run sid), with
+# sid's gcc: the same arguments, the same checks.
+#
+# Usage: build-modules.sh [KERNEL...]    (default: all six kernels but sid)
 # Prints one TAP-ish line per kernel and ends with "N passed, N failed".
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
@@ -35,7 +38,7 @@ WERROR=${WERROR:-1}
 build_one() {
 	local k=$1 kdir dest
 	shift
-	kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k")
+	kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$k") || return 1
 	dest=$TWHEEL_BUILD/mod/$k
 	sync_module_sources "$dest"
 	local args=(-C "$kdir" M="$dest" W=1)
@@ -45,7 +48,15 @@ build_one() {
 	log "$k: make ${args[*]} modules"
 	local out rc=0
 	out=$(mktemp)
-	make "${args[@]}" "$@" modules 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+	if [[ $k == sid ]]; then
+		# sid's headers need sid's compiler: make runs in its chroot,
+		# where they are at /usr/src (kdir is their path on the host)
+		args[1]=/usr/src/${kdir##*/}
+		"$TWHEEL_ROOT/tests/vm/kernels.sh" run sid 'make "$@"' \
+			"${args[@]}" "$@" modules 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+	else
+		make "${args[@]}" "$@" modules 2>&1 | tee "$out" || rc=${PIPESTATUS[0]}
+	fi
 	# Only a compiler warning keeps its object from being written: drop
 	# the objects, so that the next build prints the others again.
 	if ((WERROR)) && grep -E '(^|: )(warning|WARNING):' "$out" >&2; then

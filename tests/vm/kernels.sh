@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The six kernels twheel is tested on, fetched or built into the cache
+# The seven kernels twheel is tested on, fetched or built into the cache
 # (${TWHEEL_CACHE:-$HOME/.cache/twheel}) and reused from there:
 #
 #   stock61   Debian 12's kernel (linux-image-<abi>-amd64), the ABI matching
@@ -18,6 +18,17 @@
 #             The O= build directory is also its KDIR.
 #   kcsan     built the same way with tests/vm/kcsan-kernel.config (KCSAN,
 #             lockdep, KUnit); KCSAN and KASAN exclude each other.
+#   sid       Debian sid's kernel, pinned below (SID_*): the image
+#             (vmlinuz of linux-binary-<abi>) and a sid chroot made with
+#             debootstrap --variant=minbase, holding gcc, make, the
+#             kernel's build dependencies and linux-headers-<abi>: the
+#             headers need sid's compiler and libc, newer than the host's.
+#             Modules for it are built inside the chroot (kernels.sh run).
+#             Sid moves on and its archive keeps only the current version:
+#             when the pinned one has gone from it, the image and the
+#             chroot come from snapshot.debian.org as of SID_SNAPSHOT.
+#             To move the pin, set the four SID_* values to sid's current
+#             kernel (apt-cache policy linux-image-amd64 in sid).
 #
 # A built kernel lives in <name>-<source version>-<sha256 of its fragment>;
 # after a build, the newest other build of the same name is kept and older
@@ -32,6 +43,9 @@
 #   kernels.sh kdir KERNEL         print the KDIR for external modules
 #   kernels.sh release KERNEL      print the kernel release (uname -r)
 #   kernels.sh source              print the extracted linux-source tree
+#   kernels.sh root sid            print the sid chroot (preparing it)
+#   kernels.sh run sid CMD...      run CMD in the sid chroot, the work tree
+#                                  and the build directory at their paths
 set -euo pipefail
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -130,6 +144,123 @@ fetch_stock() {
 	log "$k: $dir/vmlinuz"
 }
 
+# ---- Debian sid (sid) ----------------------------------------------------------
+
+# The pinned sid kernel: its ABI name, the version of its packages (the
+# image is in linux-binary-<abi>, source linux-signed-amd64), the SHA-256
+# of that .deb as sid's Packages index gave it, and a snapshot.debian.org
+# timestamp at which sid had that version (the fallback once sid has moved
+# on).  The chroot's packages come through apt, which checks them against
+# the archive's signed Release file.
+SID_RELEASE=7.2.13+deb14-amd64
+SID_VERSION=7.2.13-1
+SID_BINARY_SHA256=fb8cd0ade4ef82d9dde1dcf183d4bf4033db1b549b0acc9973855ad9cc48c4f5
+SID_SNAPSHOT=20261202T000000Z
+SID_MIRROR=${TWHEEL_SID_MIRROR:-http://deb.debian.org/debian}
+SID_SNAPSHOT_MIRROR=http://snapshot.debian.org/archive/debian/$SID_SNAPSHOT
+# What the chroot holds besides minbase: the kernel's build dependencies as
+# deps.sh lists them for the host, the headers, and what the selftests and
+# tools need to build there (static libc, gcc-multilib, liburing).
+# dkms for the DKMS check against sid's headers (scripts/sid-check.sh).
+SID_PACKAGES=(gcc make bc flex bison libelf-dev libssl-dev kmod rsync
+	libc6-dev gcc-multilib liburing-dev dkms
+	"linux-headers-$SID_RELEASE=$SID_VERSION")
+
+# sid-<abi>-<version>-<sha256 of the package list>: a changed list makes
+# a new chroot (and the old one goes, see prepare_sid).
+sid_dir() {
+	local hash
+	hash=$(printf '%s\n' "${SID_PACKAGES[@]}" | sha256sum | cut -c1-12)
+	echo "$TWHEEL_CACHE/sid-$SID_RELEASE-$SID_VERSION-$hash"
+}
+
+# sid_exec ROOT CMD...: CMD (run by sh -c) in the chroot ROOT, in a mount
+# namespace of its own with /proc, /dev and the work tree, the build
+# directory and the cache's linux-source tree (the selftests' kselftest
+# harness) bound at their paths.  As a normal user in a user namespace
+# too (unshare --map-root-user), so that only creating the chroot needs
+# root.
+sid_exec() {
+	local root=$1 d binds=""
+	shift
+	for d in "$TWHEEL_ROOT" "$TWHEEL_BUILD" "$TWHEEL_CACHE/src"; do
+		[[ -d "$d" ]] || continue
+		binds+="mkdir -p '$root$d' && mount --bind '$d' '$root$d' && "
+	done
+	local ns=(unshare --mount --propagation private --fork)
+	(($(id -u) == 0)) || ns+=(--map-root-user --pid --mount-proc="$root/proc")
+	"${ns[@]}" sh -c "set -e
+		mount -t proc proc '$root/proc' 2>/dev/null || true
+		mount --rbind /dev '$root/dev' 2>/dev/null || true
+		$binds :
+		exec chroot '$root' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \\
+			sh -c \"\$0\" sid-chroot \"\$@\"
+	" "$@"
+}
+
+# make_sid_root DIR MIRROR [APT OPTIONS...]: debootstrap sid from MIRROR into
+# DIR/root and install SID_PACKAGES from it.
+make_sid_root() {
+	local dir=$1 mirror=$2
+	shift 2
+	rm -rf "$dir/root"
+	mkdir -p "$dir/root"
+	debootstrap --variant=minbase sid "$dir/root" "$mirror" >"$dir/debootstrap.log" 2>&1 || {
+		tail -n 20 "$dir/debootstrap.log" >&2
+		return 1
+	}
+	sid_exec "$dir/root" "apt-get $* update -qq &&
+		apt-get $* install -y -qq --no-install-recommends ${SID_PACKAGES[*]} &&
+		apt-get clean" >"$dir/apt.log" 2>&1 || {
+		tail -n 20 "$dir/apt.log" >&2
+		return 1
+	}
+}
+
+# The image from MIRROR's pool, checked against the pinned hash.
+fetch_sid_image() {
+	local dir=$1 mirror=$2 tmp deb
+	deb=linux-binary-${SID_RELEASE}_${SID_VERSION}_amd64.deb
+	tmp=$(mktemp -d "$TWHEEL_CACHE/.fetch.XXXXXX")
+	if ! curl -fsS -o "$tmp/$deb" "$mirror/pool/main/l/linux-signed-amd64/$deb" ||
+		! echo "$SID_BINARY_SHA256  $tmp/$deb" | sha256sum -c --quiet -; then
+		rm -rf "$tmp"
+		return 1
+	fi
+	dpkg-deb --fsys-tarfile "$tmp/$deb" | tar -x -C "$tmp" "./usr/lib/modules/$SID_RELEASE/vmlinuz"
+	mv "$tmp/usr/lib/modules/$SID_RELEASE/vmlinuz" "$dir/vmlinuz"
+	rm -rf "$tmp"
+}
+
+prepare_sid() {
+	local dir start=$SECONDS
+	dir=$(sid_dir)
+	[[ -f "$dir/.twheel-ready" ]] && return 0
+	(($(id -u) == 0)) || die "sid: making the chroot needs root (debootstrap); run: sudo $0 prepare sid"
+	command -v debootstrap >/dev/null || die "sid: debootstrap is missing; run: sudo scripts/deps.sh vm"
+	mkdir -p "$dir"
+	log "sid: linux-binary-$SID_RELEASE=$SID_VERSION and a sid chroot in $dir"
+	if ! fetch_sid_image "$dir" "$SID_MIRROR"; then
+		log "sid: $SID_VERSION is not in $SID_MIRROR (any more): trying snapshot.debian.org"
+		fetch_sid_image "$dir" "$SID_SNAPSHOT_MIRROR" ||
+			die "sid: cannot fetch linux-binary-$SID_RELEASE=$SID_VERSION"
+	fi
+	# Valid-Until: a mirror's or the snapshot's Release file past its
+	# date is still signed by the archive, which apt checks.
+	if ! make_sid_root "$dir" "$SID_MIRROR" -o Acquire::Check-Valid-Until=false; then
+		log "sid: no chroot with linux-headers-$SID_RELEASE=$SID_VERSION from $SID_MIRROR: trying snapshot.debian.org"
+		make_sid_root "$dir" "$SID_SNAPSHOT_MIRROR" -o Acquire::Check-Valid-Until=false ||
+			die "sid: cannot make the chroot, see $dir/debootstrap.log and $dir/apt.log"
+	fi
+	[[ -f "$dir/root/usr/src/linux-headers-$SID_RELEASE/.config" ]] ||
+		die "sid: no headers in the chroot"
+	touch "$dir/.twheel-ready"
+	log "sid: ready in $((SECONDS - start)) s ($(du -sh "$dir" | cut -f1))"
+	# an older pin's chroot: 800 MB of nothing
+	find "$TWHEEL_CACHE" -maxdepth 1 -type d -name 'sid-*' ! -path "$dir" -exec rm -rf {} +
+}
+
 # ---- kernels built from source (debug, kcsan) --------------------------------
 
 # The config fragment of a built kernel: tests/vm/<name>-kernel.config.
@@ -225,6 +356,7 @@ prepare() {
 		check_kernel_name "$k"
 		case "$k" in
 		debug | kcsan) [[ -f "$(built_dir "$k")/.twheel-built" ]] || with_lock "$k" build_kernel "$k" ;;
+		sid) [[ -f "$(sid_dir)/.twheel-ready" ]] || with_lock sid prepare_sid ;;
 		*) [[ -f "$(stock_dir "$k")/vmlinuz" ]] || with_lock "$k" fetch_stock "$k" ;;
 		esac
 	done
@@ -242,6 +374,7 @@ image)
 	prepare "$1"
 	case "$1" in
 	debug | kcsan) echo "$(built_dir "$1")/arch/x86/boot/bzImage" ;;
+	sid) echo "$(sid_dir)/vmlinuz" ;;
 	*) echo "$(stock_dir "$1")/vmlinuz" ;;
 	esac
 	;;
@@ -251,6 +384,12 @@ kdir)
 	debug | kcsan)
 		prepare "$1"
 		built_dir "$1"
+		;;
+	# the headers as the host sees them; inside the chroot they are
+	# /usr/src/linux-headers-$SID_RELEASE
+	sid)
+		prepare sid
+		echo "$(sid_dir)/root/usr/src/linux-headers-$SID_RELEASE"
 		;;
 	*)
 		(
@@ -267,6 +406,7 @@ release)
 		prepare "$1"
 		cat "$(built_dir "$1")/include/config/kernel.release"
 		;;
+	sid) echo "$SID_RELEASE" ;;
 	*) (
 		resolve_stock "$1"
 		echo "$release"
@@ -274,6 +414,17 @@ release)
 	esac
 	;;
 source) ensure_source ;;
+root)
+	[[ ${1:-} == sid ]] || die "only sid has a chroot"
+	prepare sid
+	echo "$(sid_dir)/root"
+	;;
+run)
+	[[ ${1:-} == sid ]] || die "only sid has a chroot"
+	shift
+	prepare sid
+	sid_exec "$(sid_dir)/root" "$@"
+	;;
 *)
 	sed -n '3,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2
 	exit 2

@@ -571,7 +571,7 @@ static u64 up_slot(const struct tw_hier *h, const struct twheel_node *node,
 static void do_move(struct twheel_node *node, int i, u64 key)
 {
 	struct hlist_node *next = node->entry.next, **pprev = node->entry.pprev;
-	u64 old = mn[i].key, placed = m[i].placed;
+	u64 old = mn[i].key, placed = m[i].placed, s;
 
 	TRACE("move %d %llu", i, (unsigned long long)key);
 	twm_move(&M, i, key);
@@ -581,16 +581,21 @@ static void do_move(struct twheel_node *node, int i, u64 key)
 	if (E.kind != TWHEEL_ENGINE_HIER || !m[i].level ||
 	    node->entry.next != next || node->entry.pprev != pprev)
 		return;
+	s = up_slot(&E.hier, node, m[i].level);
 	if (mn[i].key < old) {
-		if (!on_slot(&E.hier, mn[i].key, m[i].level,
-			     up_slot(&E.hier, node, m[i].level)))
+		if (!on_slot(&E.hier, mn[i].key, m[i].level, s))
 			FAIL("node %d left in place, its key down from %llu to %llu",
 			     i, (unsigned long long)old,
 			     (unsigned long long)mn[i].key);
 		return;
 	}
-	/* its cascade places it by the new key, on any level */
-	m[i].placed = placed;
+	/*
+	 * Its cascade places it by the new key, on any level.  Until then
+	 * its slot is the one of the key before this move if that key
+	 * explains it (a cascade since the last check_hier() placed it by
+	 * that key), else of the key recorded.
+	 */
+	m[i].placed = on_slot(&E.hier, old, m[i].level, s) ? old : placed;
 	m[i].fixed = false;
 	m[i].level = INT_MAX;
 }

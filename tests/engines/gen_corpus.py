@@ -110,6 +110,11 @@ SEEDS = {
     # unchanged, by a key the one it was first placed by does not explain.
     "move-lone-after-cascade":
     bytes.fromhex("07000054555454545454545454e3e3e3e35403545454"),
+    # A node moved later in place on level 1, placed by that key on the
+    # next level-1 slot by the cascade, then moved later in place again
+    # before any check: that slot is the one of its key before the move.
+    "move-again-after-cascade":
+    bytes.fromhex("070000545537185454ff546addef53545454"),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

@@ -50,8 +50,9 @@
 #     wheel-fuzz  the engines built in userspace (tests/engines):
 #                 corpus replay (and its decoding by gcc and clang
 #                 builds compared) and 10 s of libFuzzer on every engine, a
-#                 seconds-long native benchmark run; here for the same
-#                 reason
+#                 seconds-long native benchmark run and the callgrind gate
+#                 on the default engine's start + cancel (engines-bench,
+#                 bench/engines/insn.sh); here for the same reason
 # Each lane's output (lane 3: the kcsan modules) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);

@@ -41,8 +41,9 @@ VM=(qemu-system-x86 busybox-static cpio gzip libc6-dev gcc-multilib liburing-dev
 	debootstrap curl)
 # checkpatch.pl needs a full perl; shellcheck lints the harness scripts;
 # clang's libFuzzer and sanitizer runtimes fuzz the userspace build of the
-# engines (tests/engines).
-LINT=(sparse perl shellcheck clang libclang-rt-14-dev)
+# engines (tests/engines); valgrind's callgrind counts their instructions
+# (bench/engines/insn.sh, the engines-bench step's gate).
+LINT=(sparse perl shellcheck clang libclang-rt-14-dev valgrind)
 # abidiff for `make -C tools check` (libtwheel's ABI against its baseline).
 TOOLS=(abigail-tools)
 # Sphinx for `make docs` and man-db for its checks of the man pages

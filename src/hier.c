@@ -77,7 +77,10 @@
  * of the lowest non-empty upper level: O(levels) in all, no list read.  The
  * next cascade point is also kept in @tc, lowered by inserts and recomputed
  * after each cascade; a removal leaves it (still a bound), so a slot
- * emptied by cancels costs one no-op stop, not a scan per tick.  The
+ * emptied by cancels costs one no-op stop, not a scan per tick.  So @tc is
+ * at or before the block start of every occupied upper slot, and only an
+ * insert that lowers a slot's bound (which an empty slot's always is) can
+ * lower it.  The
  * earliest level-0 key is kept in @next0, exact: every level-0 key is in
  * [@clk, @clk + 2^bits), so it is the minimum of the keys placed there,
  * lowered by each placement, and searched for in the bitmaps only when the
@@ -98,11 +101,12 @@
  * waits on cold list neighbours, and its stores to them hold up every
  * younger store behind them in the store buffer, which then limits how
  * many operations overlap.  So an insertion stores only what changes: the
- * bounds (@next0, an upper slot's) when lowered, an upper slot's bits with
- * its bound (an empty slot's bound is TW_NO_TICK, above every key), and a
- * level-0 summary bit when it is clear.  The tests are branches that
- * predict well at any size; only the level-0 slot bit is stored always,
- * as whether it is set is a coin flip where a slot holds about one timer.
+ * bounds (@next0, an upper slot's) when lowered, an upper slot's bits and
+ * @tc with its bound (an empty slot's bound is TW_NO_TICK, above every
+ * key), and a level-0 summary bit when it is clear.  The tests are
+ * branches that predict well at any size; only the level-0 slot bit is
+ * stored always, as whether it is set is a coin flip where a slot holds
+ * about one timer.
  *
  * Costs
  * -----
@@ -163,18 +167,12 @@ static inline unsigned int tw_hier_shift(const struct tw_hier *h,
 
 static inline u64 tw_hier_mask0(const struct tw_hier *h)
 {
-	return (1ULL << h->bits) - 1;
+	return h->mask0;
 }
 
 static inline unsigned int tw_ffs64(u64 x)
 {
 	return fls64(x & -x) - 1;
-}
-
-/* The level for a key whose bits differ from @clk's in @diff (>= l0 size). */
-static inline unsigned int tw_hier_level(const struct tw_hier *h, u64 diff)
-{
-	return 1 + (fls64(diff) - 1 - h->bits) / TW_HIER_LVL_BITS;
 }
 
 static inline unsigned long tw_hier_l0_words(const struct tw_hier *h)
@@ -213,7 +211,14 @@ void tw_hier_init(struct tw_hier *h, void *mem, unsigned int bits, u64 clk)
 	h->clk = clk;
 	h->count = 0;
 	h->bits = bits;
+	h->mask0 = BIT_ULL(bits) - 1;
 	h->levels = DIV_ROUND_UP(64 - bits, TW_HIER_LVL_BITS);
+	for (i = 0; i < ARRAY_SIZE(h->up_of); i++) {
+		unsigned int lvl = i < bits ? 0 : (i - bits) / TW_HIER_LVL_BITS;
+
+		h->up_of[i].lvl = lvl;
+		h->up_of[i].sh = bits + lvl * TW_HIER_LVL_BITS;
+	}
 	h->max_slot = 0;
 	h->moves = 0;
 	h->chunk = 0;
@@ -279,47 +284,51 @@ static __always_inline void tw_hier_link_l0(struct tw_hier *h,
 		__set_bit(s / BITS_PER_LONG, h->l0_sum);
 }
 
-/* Link @node, its key within a revolution from @clk, on level 0. */
-static __always_inline void tw_hier_place_l0(struct tw_hier *h,
-					     struct twheel_node *node)
-{
-	tw_hier_link_l0(h, node, node->key & tw_hier_mask0(h));
-	if (node->key < h->next0)
-		h->next0 = node->key;
-}
-
-/* Link @node (its key >= @clk) on the level and slot its key calls for. */
+/*
+ * Link @node with key @key >= @clk (passed as @clk) on the level and slot
+ * its key calls for.  @key and @clk come in registers: the compiler would
+ * reload @node->key and @h->clk after every store through a pointer.  The
+ * level and its shift come from @up_of by the highest differing bit (no
+ * division by 6), and a slot's block start lowers @tc only when the slot's
+ * bound is lowered: a slot with a bound at or below @key is occupied, and
+ * @tc is already at or before its block start (see "Bitmaps" above).
+ */
 static __always_inline void __tw_hier_place(struct tw_hier *h,
-					    struct twheel_node *node)
+					    struct twheel_node *node, u64 key,
+					    u64 clk)
 {
-	u64 diff = node->key ^ h->clk, start;
-	unsigned int level, s, sh, idx;
+	unsigned int f, lvl, sh, s, idx;
+	u64 start;
 
-	if (!((node->key - h->clk) >> h->bits)) {
-		tw_hier_place_l0(h, node);
+	if (key - clk <= h->mask0) {
+		tw_hier_link_l0(h, node, key & h->mask0);
+		if (key < h->next0)
+			h->next0 = key;
 		return;
 	}
-	level = tw_hier_level(h, diff);
-	sh = tw_hier_shift(h, level);
-	s = (node->key >> sh) & (TW_HIER_LVL_SIZE - 1);
-	idx = tw_hier_up_idx(level, s);
+	/* key != clk: one bsr, no test for zero */
+	f = __fls(key ^ clk);
+	lvl = h->up_of[f].lvl;
+	sh = h->up_of[f].sh;
+	s = (key >> sh) & (TW_HIER_LVL_SIZE - 1);
+	idx = lvl * TW_HIER_LVL_SIZE + s;
 	hlist_add_head(&node->entry, &h->up[idx]);
 	/* only a lowered bound can mean an empty slot: see "Stores" above */
-	if (node->key < h->up_low[idx]) {
-		h->up_low[idx] = node->key;
-		h->up_map[level - 1] |= BIT_ULL(s);
-		h->up_levels |= BIT(level - 1);
+	if (key < h->up_low[idx]) {
+		h->up_low[idx] = key;
+		h->up_map[lvl] |= BIT_ULL(s);
+		h->up_levels |= BIT(lvl);
+		/* the slot's block start: the key with the bits below S(L) cleared */
+		start = key >> sh << sh;
+		if (start < h->tc)
+			h->tc = start;
 	}
-	/* the slot's block start: the key with the bits below S(L) cleared */
-	start = node->key >> sh << sh;
-	if (start < h->tc)
-		h->tc = start;
 }
 
 /* __tw_hier_place() for the cascades; an insertion has its own copy. */
 static noinline void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
 {
-	__tw_hier_place(h, node);
+	__tw_hier_place(h, node, node->key, h->clk);
 }
 
 /**
@@ -331,8 +340,11 @@ static noinline void tw_hier_place(struct tw_hier *h, struct twheel_node *node)
  */
 void tw_hier_insert(struct tw_hier *h, struct twheel_node *node, u64 key)
 {
-	node->key = max(key, h->clk);
-	__tw_hier_place(h, node);
+	u64 clk = h->clk;
+
+	key = max(key, clk);
+	node->key = key;
+	__tw_hier_place(h, node, key, clk);
 	h->count++;
 }
 

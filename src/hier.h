@@ -31,6 +31,7 @@
  * @count:    entries on all levels (not counting those handed out; a slot
  *            handed out whole leaves it at tw_hier_settle())
  * @bits:     log2 of the number of level-0 slots
+ * @mask0:    2^@bits - 1: a key's level-0 slot, and the test for level 0
  * @levels:   number of levels above level 0
  * @max_slot: longest list an advance has walked (a level-0 slot handed
  *            out, or an upper slot cascaded), or a caller took whole
@@ -51,6 +52,8 @@
  * @up:       @levels * 64 lists; level L >= 1 is up[(L - 1) * 64 ...]
  * @up_levels: bit L - 1 set iff upper level L has an occupied slot
  * @up_map:   per level above 0, one bit per non-empty slot
+ * @up_of:    by the highest bit where a key and @clk differ (>= @bits):
+ *            its upper level - 1 (@lvl) and that level's S(L) (@sh)
  * @up_low:   per upper slot, a lower bound of its keys; TW_NO_TICK while
  *            the slot is empty
  */
@@ -59,6 +62,7 @@ struct tw_hier {
 	unsigned long count;
 	unsigned int bits;
 	unsigned int levels;
+	u64 mask0;
 	unsigned long max_slot;
 	u64 moves;
 	unsigned int chunk;
@@ -71,6 +75,10 @@ struct tw_hier {
 	u64 *up_low;
 	unsigned long up_levels;
 	u64 up_map[TW_HIER_MAX_UP];
+	struct {
+		u8 lvl;
+		u8 sh;
+	} up_of[64];
 };
 
 /* Index in @up and @up_low of slot @s of upper level @level (>= 1). */

@@ -539,10 +539,34 @@ static void do_insert(struct twheel_node *node, int i, u64 key)
 }
 
 /*
+ * The slot of upper level @level that @node, linked there, is on: the
+ * index of the list head its list starts from.
+ */
+static u64 up_slot(const struct tw_hier *h, const struct twheel_node *node,
+		   int level)
+{
+	const struct hlist_node *n = &node->entry;
+	unsigned long off;
+
+	for (;;) {
+		off = (unsigned long)n->pprev - (unsigned long)h->up;
+		if (off < sizeof(struct hlist_head) * TW_HIER_MAX_UP *
+			  TW_HIER_LVL_SIZE)
+			break;
+		n = container_of(n->pprev, struct hlist_node, next);
+	}
+	return off / sizeof(struct hlist_head) - tw_hier_up_idx(level, 0);
+}
+
+/*
  * A pending node to a new key.  The hierarchical engine may leave it in
  * its slot, its list links unchanged, when it is on an upper level and its
  * key goes up: the key it was placed by then still decides where it is,
- * until its slot is cascaded (check_hier()).
+ * until its slot is cascaded (check_hier()).  A node alone on its list
+ * that is removed and put back on that list has the same links too: a key
+ * that went down must belong on the slot the node is on (that node was
+ * placed by its new key, as set_placed() recorded; the key it was placed
+ * by before may be stale, as a cascade places a moved node by its key).
  */
 static void do_move(struct twheel_node *node, int i, u64 key)
 {
@@ -557,12 +581,21 @@ static void do_move(struct twheel_node *node, int i, u64 key)
 	if (E.kind != TWHEEL_ENGINE_HIER || !m[i].level ||
 	    node->entry.next != next || node->entry.pprev != pprev)
 		return;
-	s = (placed >> lvl_shift(&E.hier, m[i].level)) & (TW_HIER_LVL_SIZE - 1);
-	if (mn[i].key < old && !on_slot(&E.hier, mn[i].key, m[i].level, s))
-		FAIL("node %d left in place, its key down from %llu to %llu",
-		     i, (unsigned long long)old, (unsigned long long)mn[i].key);
-	/* its cascade places it by the new key, on any level */
-	m[i].placed = placed;
+	s = up_slot(&E.hier, node, m[i].level);
+	if (mn[i].key < old) {
+		if (!on_slot(&E.hier, mn[i].key, m[i].level, s))
+			FAIL("node %d left in place, its key down from %llu to %llu",
+			     i, (unsigned long long)old,
+			     (unsigned long long)mn[i].key);
+		return;
+	}
+	/*
+	 * Its cascade places it by the new key, on any level.  Until then
+	 * its slot is the one of the key before this move if that key
+	 * explains it (a cascade since the last check_hier() placed it by
+	 * that key), else of the key recorded.
+	 */
+	m[i].placed = on_slot(&E.hier, old, m[i].level, s) ? old : placed;
 	m[i].fixed = false;
 	m[i].level = INT_MAX;
 }

@@ -104,6 +104,17 @@ SEEDS = {
     "end-of-time": bytes([0, 0])
     + ins(0, 0, 3) + ins(1, 3, 0, 1) + adv(0x26) + ins(2, 0, 5)
     + bytes([NEXT, 3, FWD, 1]) + ins(3, 1, 2) + adv(0x26) + bytes([NEXT, 3]),
+    # A node moved later in place on level 1, re-placed by that key on
+    # level 4 by the cascade, then moved down within its level-4 slot:
+    # alone there, it is removed and put back on the same list, links
+    # unchanged, by a key the one it was first placed by does not explain.
+    "move-lone-after-cascade":
+    bytes.fromhex("07000054555454545454545454e3e3e3e35403545454"),
+    # A node moved later in place on level 1, placed by that key on the
+    # next level-1 slot by the cascade, then moved later in place again
+    # before any check: that slot is the one of its key before the move.
+    "move-again-after-cascade":
+    bytes.fromhex("070000545537185454ff546addef53545454"),
     # Range scheduling around powers of two.
     "pick-key": bytes([0, 0])
     + bytes([PICK, 0, 7, 3, PICK, 1, 200, 20, PICK, 3, 0, 1, 0, 10, 255, 255])

@@ -12,7 +12,9 @@
  * since the previous mark are written to OUT.<window> as "vaddr insns"
  * lines (blocks of one address summed, several translations of it
  * included), "user insns" last, and zeroed.  Window 0 runs from boot to the
- * first mark.
+ * first mark.  A kernel block holding the no-op KMARK_INSN (twheel_bench.ko's
+ * insn_mark(), with insn_marks=1) ends a window too, so that a window can
+ * hold just a loop of operations.
  *
  * The counters of the two vCPUs are not atomic: a count may be lost when
  * both run the same block at once, rarely enough for shares.  A block that
@@ -33,6 +35,27 @@
 #include "qemu_plugin_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
+
+/* nopl 0x4c485754(%rax,%rax,1): the kernel's mark (twheel_bench.c) */
+static const unsigned char KMARK_INSN[] = {
+	0x0f, 0x1f, 0x84, 0x00, 0x54, 0x57, 0x48, 0x4c
+};
+
+/* The block holds the kernel's mark. */
+static int has_kmark(struct qemu_plugin_tb *tb, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		if (qemu_plugin_insn_size(insn) == sizeof(KMARK_INSN) &&
+		    !memcmp(qemu_plugin_insn_data(insn), KMARK_INSN,
+			    sizeof(KMARK_INSN)))
+			return 1;
+	}
+	return 0;
+}
 
 EXPORT int qemu_plugin_version = 1;
 
@@ -117,6 +140,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							 &user_insns, n);
 		return;
 	}
+	if (has_kmark(tb, n))
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_mark,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     NULL);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		abort();

@@ -230,6 +230,10 @@ static int bench_cpu = -1;
 module_param(bench_cpu, int, 0444);
 MODULE_PARM_DESC(bench_cpu, "CPU the benchmark arms timers on (-1: the last online CPU)");
 
+static bool insn_marks;
+module_param(insn_marks, bool, 0444);
+MODULE_PARM_DESC(insn_marks, "Cut insn_prof windows around the ops, fire and spread cases (bench/run.sh --insn): needs reps=1");
+
 /* ---- output, random numbers, statistics ------------------------------------ */
 
 static bool quiet;
@@ -621,6 +625,51 @@ static u64 t_end(u64 t0)
 /* Keep chunks of work with bottom halves off short. */
 #define CHUNK 1000
 
+/*
+ * End a window of the insn_prof QEMU plugin (bench/insn/insn_prof.c) from
+ * here, as bench/insn/insn_mark.h does from user space: the plugin ends
+ * the window when it runs a block holding this no-op's encoding,
+ * "nopl 0x4c485754(%rax,%rax,1)" (its displacement spells TWHL).  The
+ * console line "insn-mark: LABEL" names the window; "-" is one not
+ * reported, named before the mark so that the printk falls outside the
+ * windows that are.  @label/@count (count > 0): per operation figures.
+ * The warm-up (@quiet) cuts no windows.
+ * With interrupts off from the "-" mark to the next, a window holds the
+ * operations and only the other CPU's rare noise (insn_window_begin()).
+ */
+static noinline void insn_mark(const char *label, const char *impl,
+			       unsigned long n, unsigned long count)
+{
+	if (!label)
+		pr_info("insn-mark: -\n");
+	asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 0x54, 0x57, 0x48, 0x4c"
+		     ::: "memory");
+	if (label)
+		pr_info("insn-mark: %s.%s.%lu/%lu\n", label, impl, n, count);
+}
+
+static unsigned long insn_flags;
+
+static void insn_window_begin(bool irqs_off)
+{
+	if (!insn_marks || quiet)
+		return;
+	insn_mark(NULL, NULL, 0, 0);
+	if (irqs_off)
+		local_irq_save(insn_flags);
+}
+
+static void insn_window_end(bool irqs_off, const char *label,
+			    const char *impl, unsigned long n,
+			    unsigned long count)
+{
+	if (!insn_marks || quiet)
+		return;
+	if (irqs_off)
+		local_irq_restore(insn_flags);
+	insn_mark(label, impl, n, count);
+}
+
 /* ---- suite: ops --------------------------------------------------------------- */
 
 /*
@@ -796,27 +845,39 @@ static void ops_rep(int impl, union btimer *arr, unsigned long n, unsigned int b
 		set_base(0);
 	/* start: @b extra timers */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++)
 		b_arm(impl, &arr[n + j], ob->off2[j], slk2 ? slk2[j] : 0, false);
+	insn_window_end(true, ob->short_delays ? "ops_short_start" : "ops_start",
+			impl_name[impl], n, b);
 	res[OP_START] = t_end(t0);
 	/* cancel them, in random order */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++)
 		b_cancel(impl, &arr[ob->perm[j]]);
+	insn_window_end(true, ob->short_delays ? "ops_short_cancel" : "ops_cancel",
+			impl_name[impl], n, b);
 	res[OP_CANCEL] = t_end(t0);
 	/* start + cancel pairs */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++) {
 		b_arm(impl, &arr[n + j], ob->off2[j], slk2 ? slk2[j] : 0, false);
 		b_cancel(impl, &arr[n + j]);
 	}
+	insn_window_end(true, ob->short_delays ? "ops_short_pair" : "ops_pair",
+			impl_name[impl], n, b);
 	res[OP_PAIR] = t_end(t0);
 	if (!n)
 		goto out;
 	/* modify @b random outstanding timers to new random expiries */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++)
 		b_arm(impl, &arr[ob->idx[j]], ob->off2[j], slk2 ? slk2[j] : 0, true);
+	insn_window_end(true, ob->short_delays ? "ops_short_modify" : "ops_modify",
+			impl_name[impl], n, b);
 	res[OP_MODIFY] = ktime_get_ns() - t0;
 	if (ob->short_delays) {
 		/* back to their far expiries, before any can fire */
@@ -1186,6 +1247,7 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 		while (ktime_get_ns() + NSEC_PER_MSEC < t)
 			usleep_range(200, 300);
 		snap(&c0);
+		insn_window_begin(false);
 		if (impl == IMPL_TL) {
 			while (time_before(jiffies, base_j))
 				cpu_relax();
@@ -1196,6 +1258,7 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 			usleep_range(200, 300);
 		usleep_range(500, 600);		/* the softirq's tail */
 		snap(&c1);
+		insn_window_end(false, "fire", impl_name[impl], n, n);
 		*cpu = snap_cpu(&c0, &c1);
 		pin_to(bench_cpu);
 		pinned = false;
@@ -1989,9 +2052,17 @@ static int spread_one(const struct variant *v, union btimer *arr, u64 *off,
 		twheel_get_stats(cur_wheel, &s0);
 	f0 = atomic_long_read(&cb_count);
 	snap(&c0);
+	insn_window_begin(false);
 	msleep(spread_ms);
 	snap(&c1);
 	res->fires = atomic_long_read(&cb_count) - f0;
+	if (insn_marks) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "spread_s%llu",
+			 div64_u64(span_ns, tw_tick_ns));
+		insn_window_end(false, label, v->name, n, res->fires);
+	}
 	if (v->impl == IMPL_TWHEEL)
 		twheel_get_stats(cur_wheel, &s1);
 	res->wakeups = s1.wakeups - s0.wakeups;

@@ -439,7 +439,8 @@ static void twheel_moving_end(struct twheel_timer *timer, u32 bits)
  * Take @base's lock; true if another CPU held it when we came, for the
  * statistics (the trylock costs what the lock costs when it is free).
  */
-static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
+static __always_inline bool twheel_base_lock(struct twheel_base *base,
+					     unsigned long *flags)
 	__acquires(&base->lock)
 {
 	/*
@@ -455,8 +456,8 @@ static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
 	return true;
 }
 
-static void twheel_transit_end(struct twheel_base *base,
-			       struct twheel_timer *timer);
+static noinline void twheel_transit_end(struct twheel_base *base,
+					struct twheel_timer *timer);
 
 /*
  * Find and lock the base @timer is on: timer.c's lock_timer_base().  The
@@ -464,8 +465,8 @@ static void twheel_transit_end(struct twheel_base *base,
  * check it again then.  A timer in transit to that base is linked there
  * first, so that the caller finds it as any pending timer.
  */
-static struct twheel_base *twheel_lock_base(struct twheel_timer *timer,
-					    unsigned long *flags)
+static __always_inline struct twheel_base *
+twheel_lock_base(struct twheel_timer *timer, unsigned long *flags)
 	__acquires(&base->lock)
 {
 	struct twheel *w = timer->wheel;
@@ -571,10 +572,8 @@ static enum hrtimer_restart twheel_kick(struct hrtimer *hrt)
  * or, with TW_NO_TICK, let it go idle.  An hrtimer set earlier than needed
  * is left alone: it only costs a wakeup that re-evaluates.
  */
-static void twheel_program(struct twheel_base *base, u64 tick)
+static noinline void __twheel_program(struct twheel_base *base, u64 tick)
 {
-	lockdep_assert_held(&base->lock);
-
 	/*
 	 * The handler cannot cancel its own hrtimer, and programs it from the
 	 * engine when it is done anyway: don't start it meanwhile.
@@ -595,6 +594,21 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 	if (!twheel_kick_remote(base))
 		hrtimer_start(&base->tick, twheel_tick_end(base->wheel, tick),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * __twheel_program(), with the commonest case inline: a timer due no
+ * earlier than the tick the hrtimer is set for needs nothing.  (While the
+ * handler runs or the base is stopped @programmed may be anything, and
+ * __twheel_program() returns without a change then too.)
+ */
+static __always_inline void twheel_program(struct twheel_base *base, u64 tick)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (tick != TW_NO_TICK && tick >= base->programmed)
+		return;
+	__twheel_program(base, tick);
 }
 
 /*
@@ -641,7 +655,8 @@ static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 }
 
 /* Take a pending timer off its base's engine or expired list. */
-static void twheel_detach(struct twheel_base *base, struct twheel_timer *timer)
+static __always_inline void twheel_detach(struct twheel_base *base,
+					  struct twheel_timer *timer)
 {
 	if (timer->state & TWHEEL_TS_EXPIRED) {
 		hlist_del_init(&timer->node.entry);
@@ -1423,10 +1438,9 @@ EXPORT_SYMBOL_GPL(__twheel_timer_setup);
  * The base @timer, now on @base (locked), is to be armed on.  A running
  * timer stays where its callback runs: see the DOC block.
  */
-static struct twheel_base *twheel_target(struct twheel *w,
-					 struct twheel_timer *timer,
-					 struct twheel_base *base,
-					 bool pending)
+static __always_inline struct twheel_base *
+twheel_target(struct twheel *w, struct twheel_timer *timer,
+	      struct twheel_base *base, bool pending)
 {
 	if (twheel_single(w) || base->running == timer)
 		return base;
@@ -1507,12 +1521,25 @@ static __always_inline void twheel_range(struct twheel_base *base,
 			  *lo);
 }
 
-/* Put @timer, on no list, on @base's engine with a key in [@lo, @hi]. */
-static void twheel_insert(struct twheel_base *base, struct twheel_timer *timer,
-			  u64 lo, u64 hi)
+/*
+ * The key in [@lo, @hi] for a timer on @base; without slack (@lo == @hi,
+ * the commonest call) there is nothing to choose.
+ */
+static __always_inline u64 twheel_pick_key(struct twheel_base *base,
+					   u64 lo, u64 hi)
 {
-	tw_engine_insert(&base->engine, &timer->node,
-			 tw_engine_pick_key(&base->engine, lo, hi));
+	return lo == hi ? lo : tw_engine_pick_key(&base->engine, lo, hi);
+}
+
+/* Put @timer, on no list, on @base's engine with a key in [@lo, @hi]. */
+static __always_inline void twheel_insert(struct twheel_base *base,
+					  struct twheel_timer *timer,
+					  u64 lo, u64 hi)
+{
+	u64 key = twheel_pick_key(base, lo, hi);
+
+	tw_engine_insert(&base->engine, &timer->node, key);
+	/* the engine may have moved a key below its clock up to it */
 	twheel_program(base, timer->node.key);
 }
 
@@ -1529,8 +1556,8 @@ static void twheel_link_at_key(struct twheel_base *base,
 }
 
 /* Link @timer, in transit to @base (locked), at the key its mover chose. */
-static void twheel_transit_end(struct twheel_base *base,
-			       struct twheel_timer *timer)
+static noinline void twheel_transit_end(struct twheel_base *base,
+					struct twheel_timer *timer)
 {
 	twheel_forward(base);
 	twheel_link_at_key(base, timer);
@@ -1575,14 +1602,15 @@ static struct twheel_base *twheel_transit(struct twheel_timer *timer,
  * [@lo, @hi]: it stays where it is when its key is in range, else the
  * engine moves it, which for a later key far out writes only the key.
  */
-static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
-			u64 lo, u64 hi)
+static __always_inline void twheel_move(struct twheel_base *base,
+					struct twheel_timer *timer,
+					u64 lo, u64 hi)
 {
 	if (timer->node.key >= lo && timer->node.key <= hi)
 		return;
 	twheel_moving_begin(timer);
 	tw_engine_move(&base->engine, &timer->node,
-		       tw_engine_pick_key(&base->engine, lo, hi));
+		       twheel_pick_key(base, lo, hi));
 	twheel_moving_end(timer, 0);
 	twheel_program(base, timer->node.key);
 }
@@ -1644,8 +1672,9 @@ static void twheel_restart_rearm(struct twheel_base *base)
 				 timer->node.key, false);
 }
 
-static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
-		      u64 slack_ns, enum twheel_mode mode, bool idle_only)
+static __always_inline int twheel_arm(struct twheel_timer *timer,
+				      ktime_t expires, u64 slack_ns,
+				      enum twheel_mode mode, bool idle_only)
 {
 	struct twheel *w = timer->wheel;
 	struct twheel_base *base, *to;
@@ -2155,8 +2184,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_modify);
  * pending, 0 if not.  @shutdown marks the timer shut down first, even when
  * -1 is returned, so re-arming fails from then on.
  */
-static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
-			     bool sync, struct twheel_base **waitbase)
+static __always_inline int twheel_try_cancel(struct twheel_timer *timer,
+					     bool shutdown, bool sync,
+					     struct twheel_base **waitbase)
 {
 	struct twheel_base *base;
 	unsigned long flags;

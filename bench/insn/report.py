@@ -18,8 +18,10 @@ printed after a window serve the windows before it back to the previous
 print: twheel_bench.ko's own marks (insn_marks=1) cut several windows out
 of one load.  --csv FILE: the labelled windows with a count as
 "label,kernel,user,ops,kernel_per_op,path_per_op" rows, for gate.py:
-path counts only the functions called at least once per four operations
-and the benchmark module's, leaving out what the other CPU did meanwhile
+path counts only the functions on the operations' path, those called at
+least once per four operations or executing at least two instructions
+per operation (a tick handler's loop over the timers it expires), and
+the benchmark module's; it leaves out what the other CPU did meanwhile
 (a load balance, a tick: a few thousand instructions now and then).
 """
 import base64
@@ -103,6 +105,7 @@ def main():
             if csv:
                 path = sum(n for name, n in per.items()
                            if calls.get(name, 0) * 4 >= ops or
+                           n >= 2 * ops or
                            name.endswith("[twheel_bench]"))
                 print(f"{labels[w].rsplit('/', 1)[0]},{kernel},{user},"
                       f"{int(m[1])},{kernel / ops:.1f},{path / ops:.1f}",

@@ -276,6 +276,8 @@
  * @restart_expires: the absolute expiry of that re-arm
  * @restart_slack: its slack
  * @running_wq: cancel_sync waiters for @running to change (!PREEMPT_RT)
+ * @nr_sync_waiters: how many sleep on @running_wq or are about to
+ *              (!PREEMPT_RT)
  * @expiry_lock: held by the tick handler while callbacks run (PREEMPT_RT)
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
@@ -309,6 +311,7 @@ struct twheel_base {
 	atomic_t sync_waiters;
 #else
 	wait_queue_head_t running_wq;
+	unsigned int nr_sync_waiters;
 #endif
 	ktime_t tick_now;
 	struct hrtimer tick;
@@ -716,16 +719,20 @@ static void twheel_sync_wait(struct twheel_base *base,
 static void twheel_sync_init(struct twheel_base *base)
 {
 	init_waitqueue_head(&base->running_wq);
+	base->nr_sync_waiters = 0;
 }
 
 static void twheel_expiry_lock(struct twheel_base *base) { }
 static void twheel_expiry_unlock(struct twheel_base *base) { }
 
-/* Called with @lock held after a callback returned. */
-static void twheel_sync_wake(struct twheel_base *base)
+/*
+ * Called with @lock held after a callback returned and @running was
+ * cleared.  The waiters count themselves under the same lock, so no
+ * barrier is needed here (wq_has_sleeper()'s was one per callback).
+ */
+static __always_inline void twheel_sync_wake(struct twheel_base *base)
 {
-	/* Pairs with the barrier in prepare_to_wait() of twheel_sync_wait(). */
-	if (wq_has_sleeper(&base->running_wq))
+	if (unlikely(base->nr_sync_waiters))
 		wake_up(&base->running_wq);
 }
 
@@ -739,24 +746,53 @@ static void twheel_sync_wait(struct twheel_base *base,
 			     struct twheel_timer *timer)
 {
 	/*
-	 * prepare_to_wait() orders our queueing before the check of
-	 * @running; the handler's wq_has_sleeper() orders its clearing of
-	 * @running before its look at the queue: one of us sees the other.
-	 * A running timer does not leave its base, so this is the base to
-	 * wait on until its callback returned.
+	 * We count ourselves under the base lock, under which the handler
+	 * clears @running and then looks at the count: if it looked first,
+	 * @running is clear by now and wait_event() returns at once; else
+	 * it wakes us, and wait_event()'s queueing and check of @running
+	 * under the queue's lock cannot miss that wakeup.  A running timer
+	 * does not leave its base, so this is the base to wait on until its
+	 * callback returned.
 	 */
+	spin_lock_irq(&base->lock);
+	base->nr_sync_waiters++;
+	spin_unlock_irq(&base->lock);
 	wait_event(base->running_wq, twheel_not_running(base, timer));
+	spin_lock_irq(&base->lock);
+	base->nr_sync_waiters--;
+	spin_unlock_irq(&base->lock);
 }
 #endif
 
 static void twheel_restart_rearm(struct twheel_base *base);
 
+/*
+ * The first key that is not late at @now, on ticks of @tick_ns from
+ * @start: a timer of key k is late when @now is more than a tick past the
+ * end of k, now - tick_ns > start + (k + 1) * tick_ns, i.e. when
+ * k + 1 < ceil((now - tick_ns - start) / tick_ns).  One division per
+ * handler run instead of a multiplication per timer.
+ */
+VISIBLE_IF_KUNIT u64 twheel_late_below(ktime_t start, u32 tick_ns,
+				       ktime_t now)
+{
+	s64 d = now - tick_ns - start;
+
+	if (d <= 0)
+		return 0;
+	return div_u64(d + tick_ns - 1, tick_ns) - 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_late_below);
+
 static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 {
 	struct twheel *w = base->wheel;
+	u64 late_below = twheel_late_below(w->start, w->tick_ns, now);
 
 	lockdep_assert_held(&base->lock);
 
+	/* valid while @running is set, which it is only from here on */
+	WRITE_ONCE(base->running_cpu, smp_processor_id());
 	while (!hlist_empty(&base->expired)) {
 		struct twheel_timer *timer;
 		void (*fn)(struct twheel_timer *timer);
@@ -764,11 +800,19 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		struct lockdep_map lockdep_map;
 #endif
 
+		struct hlist_node *next;
+
 		timer = hlist_entry(base->expired.first, struct twheel_timer,
 				    node.entry);
-		twheel_detach(base, timer);
-		/* now > tick end + a tick, without overflow: now >= 0 */
-		if (now - w->tick_ns > twheel_tick_end(w, timer->node.key))
+		/* twheel_detach() of the first timer on @expired */
+		next = timer->node.entry.next;
+		WRITE_ONCE(base->expired.first, next);
+		if (next)
+			WRITE_ONCE(next->pprev, &base->expired.first);
+		INIT_HLIST_NODE(&timer->node.entry);
+		twheel_ts_clear(timer, TWHEEL_TS_EXPIRED);
+		base->nr_expired--;
+		if (timer->node.key < late_below)
 			base->stats.late++;
 		/* The key is dead now; arming the timer again overwrites this. */
 		WRITE_ONCE(timer->node.fired, now);
@@ -776,7 +820,6 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		trace_twheel_timer_expire(timer, timer->expires,
 					  ktime_sub(now, timer->expires));
 		WRITE_ONCE(base->running, timer);
-		WRITE_ONCE(base->running_cpu, smp_processor_id());
 		fn = timer->function;
 #ifdef CONFIG_LOCKDEP
 		/* The callback may free the timer: use a copy of its map. */

@@ -2519,7 +2519,7 @@ static void twheel_late_below_matches_tick_end(struct kunit *test)
 				      (s64)twk_rand(&rs, 2ULL * tick);
 			u64 key = twk_rand(&rs, 66);
 			u64 below;
-			bool late;
+			bool late, flagged;
 
 			if (i & 1)	/* keys around the bound itself */
 				key = max_t(s64, (now - start) / tick - 2 +
@@ -2527,7 +2527,8 @@ static void twheel_late_below_matches_tick_end(struct kunit *test)
 			below = twheel_late_below(start, tick, max_t(s64, now, 0));
 			late = max_t(s64, now, 0) - (s64)tick >
 			       start + (s64)(key + 1) * tick;
-			if (late != (key < below) && !bad++)
+			flagged = key < below;
+			if (late != flagged && !bad++)
 				kunit_info(test, "tick %u start %lld now %lld key %llu: late %d, bound %llu\n",
 					   tick, start, now, key, late, below);
 		}
@@ -2570,16 +2571,17 @@ static void twheel_fast_path_pairs_and_modifies_keep_contract(struct kunit *test
 		now = ktime_get();
 		/* start + cancel pairs of the even ones, between them */
 		for (i = 0; i < nr; i += 2) {
-			KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[i].timer,
-					now + 150 * tick + twk_rand(&rs, 200 * tick),
-					0, TWHEEL_MODE_ABS), 0);
+			ktime_t exp = now + 150 * tick + twk_rand(&rs, 200 * tick);
+
+			KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[i].timer, exp, 0,
+								 TWHEEL_MODE_ABS), 0);
 			KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p[i].timer), 1);
 		}
 		/* modifies of the odd ones, later or earlier */
 		for (i = 1; i < nr; i += 2) {
 			p[i].want = now + 200 * tick + twk_rand(&rs, 100 * tick);
-			KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p[i].timer,
-					p[i].want, 0, TWHEEL_MODE_ABS), 1);
+			KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p[i].timer, p[i].want,
+								  0, TWHEEL_MODE_ABS), 1);
 		}
 	}
 	/* one to the earliest expiry of all: the hrtimer must come forward */

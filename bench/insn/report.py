@@ -6,7 +6,8 @@ Usage: report.py CONSOLE PREFIX [--top N] [--csv FILE]
 
 CONSOLE is the VM's console log of a `bench/run.sh --insn` run: the n-th
 "insn-mark: LABEL" line names window n - 1 (and "-" leaves it out; a
-LABEL ending in /COUNT adds the instructions per operation), the
+LABEL ending in /COUNT adds the instructions per operation, and one
+ending in @CPU or @CPU/COUNT counts that CPU's instructions only), the
 "insn-sym ADDR T NAME [twheel_bench]" lines after it give the benchmark
 module's addresses in that window, and the base64 gzip between insn-kallsyms-begin and -end is the guest's
 text symbols.  PREFIX.W are the plugin's counts of window W.  Prints, per
@@ -83,20 +84,32 @@ def main():
         syms = sorted(ksyms + mod)
         addrs = [a for a, _ in syms]
         per, calls, kernel, user = {}, {}, 0, 0
+        # "NAME@CPU/COUNT": that CPU's instructions only (insn_prof's
+        # per-vCPU columns), not what the other did meanwhile
+        cpu = re.search(r"@(\d+)(?:/\d+)?$", labels[w])
+        cpu = int(cpu[1]) if cpu else None
         with open(f"{sys.argv[2]}.{w}") as f:
             for line in f:
                 a, n, *e = line.split()
                 if a == "user":
                     user = int(n)
                     continue
+                n, execs = int(n), int(e[0])
+                if cpu is not None and len(e) > 1 + cpu:
+                    c = int(e[1 + cpu])
+                    execs = round(c * execs / n) if n else 0
+                    n = c
+                if not n:
+                    continue
                 va = int(a, 16)
                 i = bisect.bisect_right(addrs, va) - 1
                 name = syms[i][1] if i >= 0 else "?"
-                per[name] = per.get(name, 0) + int(n)
+                per[name] = per.get(name, 0) + n
                 if i >= 0 and syms[i][0] == va:
-                    calls[name] = calls.get(name, 0) + int(e[0])
-                kernel += int(n)
-        print(f"== {labels[w]}: kernel {kernel:,} instructions, "
+                    calls[name] = calls.get(name, 0) + execs
+                kernel += n
+        where = "" if cpu is None else f" on CPU {cpu}"
+        print(f"== {labels[w]}: kernel {kernel:,} instructions{where}, "
               f"user {user:,} ==")
         if m := re.search(r"/(\d+)$", labels[w]):
             ops = max(int(m[1]), 1)
@@ -107,7 +120,8 @@ def main():
                            if calls.get(name, 0) * 4 >= ops or
                            n >= 2 * ops or
                            name.endswith("[twheel_bench]"))
-                print(f"{labels[w].rsplit('/', 1)[0]},{kernel},{user},"
+                name = re.sub(r"@\d+$", "", labels[w].rsplit("/", 1)[0])
+                print(f"{name},{kernel},{user},"
                       f"{int(m[1])},{kernel / ops:.1f},{path / ops:.1f}",
                       file=csv)
         print(f"  {'share':>6}  {'instructions':>14}  {'calls':>11}  "

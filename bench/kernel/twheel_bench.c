@@ -636,7 +636,10 @@ static u64 t_end(u64 t0)
  * "nopl 0x4c485754(%rax,%rax,1)" (its displacement spells TWHL).  The
  * console line "insn-mark: LABEL" names the window; "-" is one not
  * reported, named before the mark so that the printk falls outside the
- * windows that are.  @label/@count (count > 0): per operation figures.
+ * windows that are.  @label/@count (count > 0): per operation figures,
+ * of the benchmark CPU's instructions alone ("@bench_cpu": the ops loops
+ * run there, and the fire and spread timers expire there; the waiter's
+ * sleeps and wakeups on the other CPU are not counted).
  * The warm-up (@quiet) cuts no windows.
  * With interrupts off from the "-" mark to the next, a window holds the
  * operations and only the other CPU's rare noise (insn_window_begin()).
@@ -648,8 +651,10 @@ static noinline void insn_mark(const char *label, const char *impl,
 		pr_info("insn-mark: -\n");
 	asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 0x54, 0x57, 0x48, 0x4c"
 		     ::: "memory");
+	/* the work of every marked case is done on the benchmark CPU */
 	if (label)
-		pr_info("insn-mark: %s.%s.%lu/%lu\n", label, impl, n, count);
+		pr_info("insn-mark: %s.%s.%lu@%d/%lu\n", label, impl, n,
+			bench_cpu, count);
 }
 
 static unsigned long insn_flags;

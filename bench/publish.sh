@@ -16,8 +16,8 @@
 #         insn-stock61     SRC build/bench/insn.csv (make -C bench insn-targets)
 #         insn-time-stock61 SRC build/bench/insn-time.csv (the same run);
 #                          insn-stock612, insn-time-stock612 likewise;
-#                          insn-before-K: a run of the module before a
-#                          change, with COMMIT= naming it
+#                          insn-before-K, insn-time-before-K: a run of
+#                          the module before a change, COMMIT= naming it
 #
 # reps= is the number of repetitions behind each figure: the most common
 # value of the CSV's reps column, or bench_engines' "# bench_engines
@@ -46,7 +46,7 @@ smp-[0-9]cpu) kernel=stock61-${name#smp-} host=tcg-$(nproc)cpu cols="suite,impl,
 insn-stock61 | insn-stock612 | insn-before-stock61 | insn-before-stock612)
 	# exact counts: one repetition is the figure
 	kernel=${name##*-} host=tcg-$(nproc)cpu cols="label,kernel,user,ops,kernel_per_op,path_per_op" REPS=1 ;;
-insn-time-stock61 | insn-time-stock612)
+insn-time-stock61 | insn-time-stock612 | insn-time-before-stock61 | insn-time-before-stock612)
 	kernel=${name##*-} host=tcg-$(nproc)cpu-insn cols="suite,impl,n,op,ns_per_op,min,max,reps" ;;
 *) usage ;;
 esac

@@ -87,7 +87,7 @@ literal() {
 		title="Kernel $k"
 		echo "$title"
 		printf '%s\n\n' "$(printf '%*s' ${#title} '' | tr ' ' '~')"
-		for f in insn-$k insn-before-$k insn-time-$k; do
+		for f in insn-$k insn-before-$k insn-time-$k insn-time-before-$k; do
 			[[ -f "$res/$f.csv" ]] || continue
 			origin "$res/$f.csv"
 			echo

@@ -327,13 +327,6 @@ if [[ $mode == insn ]]; then
 	else
 		notok "twheel's functions in the instruction profile"
 	fi
-	# The plan's timed runs (5 repetitions, no marks): their CSV rows,
-	# for the time ratios beside the counts (bench/insn/table.py).
-	{
-		echo "suite,impl,n,op,ns_per_op,min,max,reps"
-		grep -aoE 'twheel_bench: csv,.*' "$console" | sed 's/^twheel_bench: csv,//' |
-			awk -F, 'NF == 8 && $8 >= 5'
-	} >"$out/insn-time.csv"
 	# Issue 59's targets, where the plan counted both (insn_marks=1).
 	if grep -q '\.timer_list\.' "$out/insn.csv" 2>/dev/null; then
 		while IFS= read -r line; do

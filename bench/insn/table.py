@@ -8,7 +8,8 @@ Reads insn-KERNEL.csv (the latest `make -C bench insn-targets` run:
 report.py --csv rows), insn-before-KERNEL.csv (the same cases counted on
 the module before the lean paths, if present), insn-time-KERNEL.csv (the
 same run's timed ops and fire cases, the kernel CSV's columns) and
-kernel-KERNEL.csv (the published full run, for the time ratios before).
+insn-time-before-KERNEL.csv (the before run's), or else kernel-KERNEL.csv
+(the published full run) for the time ratios before.
 Prints, per case and N, the kernel instructions per operation on the
 path (gate.py's figure) of twheel before and now and of timer_list, and
 the TCG time ratios twheel / timer_list beside them (medians; not what
@@ -74,7 +75,8 @@ def main():
     now = read_insn(f"{res}/insn-{k}.csv")
     before = read_insn(f"{res}/insn-before-{k}.csv")
     tnow = read_time(f"{res}/insn-time-{k}.csv")
-    tbefore = read_time(f"{res}/kernel-{k}.csv")
+    tbefore = read_time(f"{res}/insn-time-before-{k}.csv") or \
+        read_time(f"{res}/kernel-{k}.csv")
     print(f"{'':27} {'':5}  {'instructions per op (path)':^33}"
           f"  {'TCG time, twheel/tl':^19}")
     print(f"{'case':27} {'N':5}  {'twheel':>7} {'before':>7} "

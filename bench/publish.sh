@@ -47,7 +47,7 @@ insn-stock61 | insn-stock612 | insn-before-stock61 | insn-before-stock612)
 	# exact counts: one repetition is the figure
 	kernel=${name##*-} host=tcg-$(nproc)cpu cols="label,kernel,user,ops,kernel_per_op,path_per_op" REPS=1 ;;
 insn-time-stock61 | insn-time-stock612 | insn-time-before-stock61 | insn-time-before-stock612)
-	kernel=${name##*-} host=tcg-$(nproc)cpu-insn cols="suite,impl,n,op,ns_per_op,min,max,reps" ;;
+	kernel=${name##*-} host=tcg-$(nproc)cpu cols="suite,impl,n,op,ns_per_op,min,max,reps" ;;
 *) usage ;;
 esac
 

@@ -13,6 +13,11 @@
 #         engines          SRC build/engines/engines.csv (make -C bench/engines bench)
 #         smp-2cpu         SRC build/bench/smp-2.csv (bench/smp.sh 2)
 #         smp-4cpu         SRC build/bench/smp-4.csv (bench/smp.sh 4)
+#         insn-stock61     SRC build/bench/insn.csv (make -C bench insn-targets)
+#         insn-time-stock61 SRC build/bench/insn-time.csv (the same run);
+#                          insn-stock612, insn-time-stock612 likewise;
+#                          insn-before-K, insn-time-before-K: a run of
+#                          the module before a change, COMMIT= naming it
 #
 # reps= is the number of repetitions behind each figure: the most common
 # value of the CSV's reps column, or bench_engines' "# bench_engines
@@ -38,6 +43,11 @@ kernel-stock61 | kernel-stock612)
 	kernel=${name#kernel-} host=tcg-$(nproc)cpu cols="suite,impl,n,op,ns_per_op,min,max,reps" ;;
 engines) kernel=native host=$(uname -m)-$(nproc)cpu cols="case,impl,n,range,ns_per_unit,spread,ratio,ratio_min,ratio_max" ;;
 smp-[0-9]cpu) kernel=stock61-${name#smp-} host=tcg-$(nproc)cpu cols="suite,impl,n,op,value" ;;
+insn-stock61 | insn-stock612 | insn-before-stock61 | insn-before-stock612)
+	# exact counts: one repetition is the figure
+	kernel=${name##*-} host=tcg-$(nproc)cpu cols="label,kernel,user,ops,kernel_per_op,path_per_op" REPS=1 ;;
+insn-time-stock61 | insn-time-stock612 | insn-time-before-stock61 | insn-time-before-stock612)
+	kernel=${name##*-} host=tcg-$(nproc)cpu cols="suite,impl,n,op,ns_per_op,min,max,reps" ;;
 *) usage ;;
 esac
 
@@ -59,7 +69,8 @@ elif [[ $name == engines ]]; then
 	[[ $line =~ bits=([0-9]+) && ${BASH_REMATCH[1]} != "$bits" ]] &&
 		{ echo "${0##*/}: $src: not the default geometry of $bits bits ($line)" >&2; exit 1; }
 fi
-((reps >= 5)) || { echo "${0##*/}: $src: $reps repetitions, fewer than the 5 a full run makes (--smoke?)" >&2; exit 1; }
+# (instruction counts are exact: one run is the figure)
+[[ $cols == label,* ]] || ((reps >= 5)) || { echo "${0##*/}: $src: $reps repetitions, fewer than the 5 a full run makes (--smoke?)" >&2; exit 1; }
 
 commit=${COMMIT:-$(git -C "$here" rev-parse --short HEAD)}
 dst=$here/results/$name.csv
@@ -76,4 +87,5 @@ kernel-*) echo "now update README.md's lines between <!-- bench/summary.sh --> a
 kernel-stock61) echo "and redraw the figures: bench/plot.sh bench/results/kernel-stock61.csv" ;;
 engines) echo "now redraw the figure: bench/engines/plot.sh bench/results/engines.csv" ;;
 smp-*) echo "now redraw the figure: bench/plot-smp.sh" ;;
+insn-*) echo "Documentation/benchmarks.rst's instruction table is generated from it (make docs)" ;;
 esac

@@ -276,6 +276,8 @@
  * @restart_expires: the absolute expiry of that re-arm
  * @restart_slack: its slack
  * @running_wq: cancel_sync waiters for @running to change (!PREEMPT_RT)
+ * @nr_sync_waiters: how many sleep on @running_wq or are about to
+ *              (!PREEMPT_RT)
  * @expiry_lock: held by the tick handler while callbacks run (PREEMPT_RT)
  * @sync_waiters: cancel_sync callers waiting on @expiry_lock (PREEMPT_RT)
  * @tick_now:   the clock as the running tick handler read it
@@ -309,6 +311,7 @@ struct twheel_base {
 	atomic_t sync_waiters;
 #else
 	wait_queue_head_t running_wq;
+	unsigned int nr_sync_waiters;
 #endif
 	ktime_t tick_now;
 	struct hrtimer tick;
@@ -439,7 +442,8 @@ static void twheel_moving_end(struct twheel_timer *timer, u32 bits)
  * Take @base's lock; true if another CPU held it when we came, for the
  * statistics (the trylock costs what the lock costs when it is free).
  */
-static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
+static __always_inline bool twheel_base_lock(struct twheel_base *base,
+					     unsigned long *flags)
 	__acquires(&base->lock)
 {
 	/*
@@ -455,8 +459,8 @@ static bool twheel_base_lock(struct twheel_base *base, unsigned long *flags)
 	return true;
 }
 
-static void twheel_transit_end(struct twheel_base *base,
-			       struct twheel_timer *timer);
+static noinline void twheel_transit_end(struct twheel_base *base,
+					struct twheel_timer *timer);
 
 /*
  * Find and lock the base @timer is on: timer.c's lock_timer_base().  The
@@ -464,8 +468,8 @@ static void twheel_transit_end(struct twheel_base *base,
  * check it again then.  A timer in transit to that base is linked there
  * first, so that the caller finds it as any pending timer.
  */
-static struct twheel_base *twheel_lock_base(struct twheel_timer *timer,
-					    unsigned long *flags)
+static __always_inline struct twheel_base *
+twheel_lock_base(struct twheel_timer *timer, unsigned long *flags)
 	__acquires(&base->lock)
 {
 	struct twheel *w = timer->wheel;
@@ -571,10 +575,8 @@ static enum hrtimer_restart twheel_kick(struct hrtimer *hrt)
  * or, with TW_NO_TICK, let it go idle.  An hrtimer set earlier than needed
  * is left alone: it only costs a wakeup that re-evaluates.
  */
-static void twheel_program(struct twheel_base *base, u64 tick)
+static noinline void __twheel_program(struct twheel_base *base, u64 tick)
 {
-	lockdep_assert_held(&base->lock);
-
 	/*
 	 * The handler cannot cancel its own hrtimer, and programs it from the
 	 * engine when it is done anyway: don't start it meanwhile.
@@ -595,6 +597,21 @@ static void twheel_program(struct twheel_base *base, u64 tick)
 	if (!twheel_kick_remote(base))
 		hrtimer_start(&base->tick, twheel_tick_end(base->wheel, tick),
 			      HRTIMER_MODE_ABS_PINNED_SOFT);
+}
+
+/*
+ * __twheel_program(), with the commonest case inline: a timer due no
+ * earlier than the tick the hrtimer is set for needs nothing.  (While the
+ * handler runs or the base is stopped @programmed may be anything, and
+ * __twheel_program() returns without a change then too.)
+ */
+static __always_inline void twheel_program(struct twheel_base *base, u64 tick)
+{
+	lockdep_assert_held(&base->lock);
+
+	if (tick != TW_NO_TICK && tick >= base->programmed)
+		return;
+	__twheel_program(base, tick);
 }
 
 /*
@@ -641,7 +658,8 @@ static enum hrtimer_restart twheel_tick_program(struct twheel_base *base,
 }
 
 /* Take a pending timer off its base's engine or expired list. */
-static void twheel_detach(struct twheel_base *base, struct twheel_timer *timer)
+static __always_inline void twheel_detach(struct twheel_base *base,
+					  struct twheel_timer *timer)
 {
 	if (timer->state & TWHEEL_TS_EXPIRED) {
 		hlist_del_init(&timer->node.entry);
@@ -701,16 +719,20 @@ static void twheel_sync_wait(struct twheel_base *base,
 static void twheel_sync_init(struct twheel_base *base)
 {
 	init_waitqueue_head(&base->running_wq);
+	base->nr_sync_waiters = 0;
 }
 
 static void twheel_expiry_lock(struct twheel_base *base) { }
 static void twheel_expiry_unlock(struct twheel_base *base) { }
 
-/* Called with @lock held after a callback returned. */
-static void twheel_sync_wake(struct twheel_base *base)
+/*
+ * Called with @lock held after a callback returned and @running was
+ * cleared.  The waiters count themselves under the same lock, so no
+ * barrier is needed here (wq_has_sleeper()'s was one per callback).
+ */
+static __always_inline void twheel_sync_wake(struct twheel_base *base)
 {
-	/* Pairs with the barrier in prepare_to_wait() of twheel_sync_wait(). */
-	if (wq_has_sleeper(&base->running_wq))
+	if (unlikely(base->nr_sync_waiters))
 		wake_up(&base->running_wq);
 }
 
@@ -724,24 +746,53 @@ static void twheel_sync_wait(struct twheel_base *base,
 			     struct twheel_timer *timer)
 {
 	/*
-	 * prepare_to_wait() orders our queueing before the check of
-	 * @running; the handler's wq_has_sleeper() orders its clearing of
-	 * @running before its look at the queue: one of us sees the other.
-	 * A running timer does not leave its base, so this is the base to
-	 * wait on until its callback returned.
+	 * We count ourselves under the base lock, under which the handler
+	 * clears @running and then looks at the count: if it looked first,
+	 * @running is clear by now and wait_event() returns at once; else
+	 * it wakes us, and wait_event()'s queueing and check of @running
+	 * under the queue's lock cannot miss that wakeup.  A running timer
+	 * does not leave its base, so this is the base to wait on until its
+	 * callback returned.
 	 */
+	spin_lock_irq(&base->lock);
+	base->nr_sync_waiters++;
+	spin_unlock_irq(&base->lock);
 	wait_event(base->running_wq, twheel_not_running(base, timer));
+	spin_lock_irq(&base->lock);
+	base->nr_sync_waiters--;
+	spin_unlock_irq(&base->lock);
 }
 #endif
 
 static void twheel_restart_rearm(struct twheel_base *base);
 
+/*
+ * The first key that is not late at @now, on ticks of @tick_ns from
+ * @start: a timer of key k is late when @now is more than a tick past the
+ * end of k, now - tick_ns > start + (k + 1) * tick_ns, i.e. when
+ * k + 1 < ceil((now - tick_ns - start) / tick_ns).  One division per
+ * handler run instead of a multiplication per timer.
+ */
+VISIBLE_IF_KUNIT u64 twheel_late_below(ktime_t start, u32 tick_ns,
+				       ktime_t now)
+{
+	s64 d = now - tick_ns - start;
+
+	if (d <= 0)
+		return 0;
+	return div_u64(d + tick_ns - 1, tick_ns) - 1;
+}
+EXPORT_SYMBOL_IF_KUNIT(twheel_late_below);
+
 static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 {
 	struct twheel *w = base->wheel;
+	u64 late_below = twheel_late_below(w->start, w->tick_ns, now);
 
 	lockdep_assert_held(&base->lock);
 
+	/* valid while @running is set, which it is only from here on */
+	WRITE_ONCE(base->running_cpu, smp_processor_id());
 	while (!hlist_empty(&base->expired)) {
 		struct twheel_timer *timer;
 		void (*fn)(struct twheel_timer *timer);
@@ -749,11 +800,19 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		struct lockdep_map lockdep_map;
 #endif
 
+		struct hlist_node *next;
+
 		timer = hlist_entry(base->expired.first, struct twheel_timer,
 				    node.entry);
-		twheel_detach(base, timer);
-		/* now > tick end + a tick, without overflow: now >= 0 */
-		if (now - w->tick_ns > twheel_tick_end(w, timer->node.key))
+		/* twheel_detach() of the first timer on @expired */
+		next = timer->node.entry.next;
+		WRITE_ONCE(base->expired.first, next);
+		if (next)
+			WRITE_ONCE(next->pprev, &base->expired.first);
+		INIT_HLIST_NODE(&timer->node.entry);
+		twheel_ts_clear(timer, TWHEEL_TS_EXPIRED);
+		base->nr_expired--;
+		if (timer->node.key < late_below)
 			base->stats.late++;
 		/* The key is dead now; arming the timer again overwrites this. */
 		WRITE_ONCE(timer->node.fired, now);
@@ -761,7 +820,6 @@ static void twheel_run_expired(struct twheel_base *base, ktime_t now)
 		trace_twheel_timer_expire(timer, timer->expires,
 					  ktime_sub(now, timer->expires));
 		WRITE_ONCE(base->running, timer);
-		WRITE_ONCE(base->running_cpu, smp_processor_id());
 		fn = timer->function;
 #ifdef CONFIG_LOCKDEP
 		/* The callback may free the timer: use a copy of its map. */
@@ -1423,10 +1481,9 @@ EXPORT_SYMBOL_GPL(__twheel_timer_setup);
  * The base @timer, now on @base (locked), is to be armed on.  A running
  * timer stays where its callback runs: see the DOC block.
  */
-static struct twheel_base *twheel_target(struct twheel *w,
-					 struct twheel_timer *timer,
-					 struct twheel_base *base,
-					 bool pending)
+static __always_inline struct twheel_base *
+twheel_target(struct twheel *w, struct twheel_timer *timer,
+	      struct twheel_base *base, bool pending)
 {
 	if (twheel_single(w) || base->running == timer)
 		return base;
@@ -1507,12 +1564,25 @@ static __always_inline void twheel_range(struct twheel_base *base,
 			  *lo);
 }
 
-/* Put @timer, on no list, on @base's engine with a key in [@lo, @hi]. */
-static void twheel_insert(struct twheel_base *base, struct twheel_timer *timer,
-			  u64 lo, u64 hi)
+/*
+ * The key in [@lo, @hi] for a timer on @base; without slack (@lo == @hi,
+ * the commonest call) there is nothing to choose.
+ */
+static __always_inline u64 twheel_pick_key(struct twheel_base *base,
+					   u64 lo, u64 hi)
 {
-	tw_engine_insert(&base->engine, &timer->node,
-			 tw_engine_pick_key(&base->engine, lo, hi));
+	return lo == hi ? lo : tw_engine_pick_key(&base->engine, lo, hi);
+}
+
+/* Put @timer, on no list, on @base's engine with a key in [@lo, @hi]. */
+static __always_inline void twheel_insert(struct twheel_base *base,
+					  struct twheel_timer *timer,
+					  u64 lo, u64 hi)
+{
+	u64 key = twheel_pick_key(base, lo, hi);
+
+	tw_engine_insert(&base->engine, &timer->node, key);
+	/* the engine may have moved a key below its clock up to it */
 	twheel_program(base, timer->node.key);
 }
 
@@ -1529,8 +1599,8 @@ static void twheel_link_at_key(struct twheel_base *base,
 }
 
 /* Link @timer, in transit to @base (locked), at the key its mover chose. */
-static void twheel_transit_end(struct twheel_base *base,
-			       struct twheel_timer *timer)
+static noinline void twheel_transit_end(struct twheel_base *base,
+					struct twheel_timer *timer)
 {
 	twheel_forward(base);
 	twheel_link_at_key(base, timer);
@@ -1575,14 +1645,15 @@ static struct twheel_base *twheel_transit(struct twheel_timer *timer,
  * [@lo, @hi]: it stays where it is when its key is in range, else the
  * engine moves it, which for a later key far out writes only the key.
  */
-static void twheel_move(struct twheel_base *base, struct twheel_timer *timer,
-			u64 lo, u64 hi)
+static __always_inline void twheel_move(struct twheel_base *base,
+					struct twheel_timer *timer,
+					u64 lo, u64 hi)
 {
 	if (timer->node.key >= lo && timer->node.key <= hi)
 		return;
 	twheel_moving_begin(timer);
 	tw_engine_move(&base->engine, &timer->node,
-		       tw_engine_pick_key(&base->engine, lo, hi));
+		       twheel_pick_key(base, lo, hi));
 	twheel_moving_end(timer, 0);
 	twheel_program(base, timer->node.key);
 }
@@ -1644,8 +1715,9 @@ static void twheel_restart_rearm(struct twheel_base *base)
 				 timer->node.key, false);
 }
 
-static int twheel_arm(struct twheel_timer *timer, ktime_t expires,
-		      u64 slack_ns, enum twheel_mode mode, bool idle_only)
+static __always_inline int twheel_arm(struct twheel_timer *timer,
+				      ktime_t expires, u64 slack_ns,
+				      enum twheel_mode mode, bool idle_only)
 {
 	struct twheel *w = timer->wheel;
 	struct twheel_base *base, *to;
@@ -2155,8 +2227,9 @@ EXPORT_SYMBOL_IF_KUNIT(twheel_batch_modify);
  * pending, 0 if not.  @shutdown marks the timer shut down first, even when
  * -1 is returned, so re-arming fails from then on.
  */
-static int twheel_try_cancel(struct twheel_timer *timer, bool shutdown,
-			     bool sync, struct twheel_base **waitbase)
+static __always_inline int twheel_try_cancel(struct twheel_timer *timer,
+					     bool shutdown, bool sync,
+					     struct twheel_base **waitbase)
 {
 	struct twheel_base *base;
 	unsigned long flags;

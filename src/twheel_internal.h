@@ -82,6 +82,10 @@ static inline int twheel_batch_take(struct twheel_batch_lock *bl,
 	return __twheel_batch_take(bl, timer);
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
+u64 twheel_late_below(ktime_t start, u32 tick_ns, ktime_t now);
+#endif
+
 int twheel_dev_init(unsigned long max_per_fd, unsigned long max_per_user,
 		    unsigned int max_instances, const struct twheel_attr *dflt);
 void twheel_dev_exit(void);

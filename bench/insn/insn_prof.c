@@ -12,11 +12,18 @@
  * since the previous mark are written to OUT.<window> as "vaddr insns"
  * lines (blocks of one address summed, several translations of it
  * included), "user insns" last, and zeroed.  Window 0 runs from boot to the
- * first mark.
+ * first mark.  A kernel block holding the no-op KMARK_INSN (twheel_bench.ko's
+ * insn_mark(), with insn_marks=1) ends a window too, so that a window can
+ * hold just a loop of operations.
  *
- * The counters of the two vCPUs are not atomic: a count may be lost when
- * both run the same block at once, rarely enough for shares.  A block that
- * an exception leaves early is counted whole.
+ * Kernel blocks are counted per vCPU (an execution callback, which
+ * knows the vCPU; QEMU 7.2's inline counters do not): each line carries,
+ * after the totals, the instructions each vCPU ran there, so that a window
+ * can be read for the CPU that did the work alone, without what the other
+ * did meanwhile.  A vCPU's counters are written by its own thread only;
+ * the user count is inline and shared, and may lose a count when both
+ * vCPUs run the same block at once.  A block that an exception leaves
+ * early is counted whole.
  *
  * Usage: qemu-system-x86_64 ... -plugin insn_prof.so,out=PREFIX
  *
@@ -34,13 +41,36 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* nopl 0x4c485754(%rax,%rax,1): the kernel's mark (twheel_bench.c) */
+static const unsigned char KMARK_INSN[] = {
+	0x0f, 0x1f, 0x84, 0x00, 0x54, 0x57, 0x48, 0x4c
+};
+
+/* The block holds the kernel's mark. */
+static int has_kmark(struct qemu_plugin_tb *tb, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+
+		if (qemu_plugin_insn_size(insn) == sizeof(KMARK_INSN) &&
+		    !memcmp(qemu_plugin_insn_data(insn), KMARK_INSN,
+			    sizeof(KMARK_INSN)))
+			return 1;
+	}
+	return 0;
+}
+
 EXPORT int qemu_plugin_version = 1;
 
-/* One translation of a kernel block; its counter is bumped inline. */
+#define MAX_VCPUS 8
+
+/* One translation of a kernel block, counted by on_exec(). */
 struct block {
 	uint64_t vaddr;
-	uint64_t insns;		/* in the block */
-	uint64_t execs;		/* since the last mark */
+	uint64_t insns;			/* in the block */
+	uint64_t execs[MAX_VCPUS];	/* since the last mark, per vCPU */
 	struct block *next;
 };
 
@@ -77,21 +107,38 @@ static void end_window(void)
 		v[i++] = b;
 	qsort(v, nr_blocks, sizeof(*v), by_vaddr);
 	for (i = 0; i < nr_blocks; i = j) {
-		uint64_t insns = 0, execs = 0;
+		uint64_t insns = 0, execs = 0, cpu[MAX_VCPUS] = { 0 };
+		unsigned int c;
 
 		for (j = i; j < nr_blocks && v[j]->vaddr == v[i]->vaddr; j++) {
-			insns += v[j]->execs * v[j]->insns;
-			execs += v[j]->execs;
-			v[j]->execs = 0;
+			for (c = 0; c < MAX_VCPUS; c++) {
+				cpu[c] += v[j]->execs[c] * v[j]->insns;
+				execs += v[j]->execs[c];
+				v[j]->execs[c] = 0;
+			}
 		}
-		if (execs)
-			fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n",
-				v[i]->vaddr, insns, execs);
+		for (c = 0; c < MAX_VCPUS; c++)
+			insns += cpu[c];
+		if (!execs)
+			continue;
+		/* vaddr insns execs, then the insns of each vCPU */
+		fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64,
+			v[i]->vaddr, insns, execs);
+		for (c = 0; c < MAX_VCPUS; c++)
+			fprintf(f, " %" PRIu64, cpu[c]);
+		fputc('\n', f);
 	}
 	fprintf(f, "user %" PRIu64 "\n", user_insns);
 	user_insns = 0;
 	fclose(f);
 	free(v);
+}
+
+static void on_exec(unsigned int vcpu_index, void *userdata)
+{
+	struct block *b = userdata;
+
+	b->execs[vcpu_index % MAX_VCPUS]++;
 }
 
 static void on_mark(unsigned int vcpu_index, void *userdata)
@@ -117,6 +164,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 							 &user_insns, n);
 		return;
 	}
+	if (has_kmark(tb, n))
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_mark,
+						     QEMU_PLUGIN_CB_NO_REGS,
+						     NULL);
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		abort();
@@ -127,8 +178,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	blocks = b;
 	nr_blocks++;
 	pthread_mutex_unlock(&lock);
-	qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64,
-						 &b->execs, 1);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_exec, QEMU_PLUGIN_CB_NO_REGS,
+					     b);
 }
 
 static void on_exit_qemu(qemu_plugin_id_t id, void *userdata)

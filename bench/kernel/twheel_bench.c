@@ -230,6 +230,10 @@ static int bench_cpu = -1;
 module_param(bench_cpu, int, 0444);
 MODULE_PARM_DESC(bench_cpu, "CPU the benchmark arms timers on (-1: the last online CPU)");
 
+static bool insn_marks;
+module_param(insn_marks, bool, 0444);
+MODULE_PARM_DESC(insn_marks, "Cut insn_prof windows around the ops, fire and spread cases (bench/run.sh --insn): needs reps=1");
+
 /* ---- output, random numbers, statistics ------------------------------------ */
 
 static bool quiet;
@@ -426,6 +430,7 @@ static enum cb_mode cb_mode;
 static atomic_long_t cb_count;		/* CB_COUNT, CB_FIRE, CB_MIX */
 static unsigned long fire_target;
 static u64 fire_first, fire_last;
+static DECLARE_COMPLETION(fire_done);	/* insn_marks: the last callback ran */
 static union btimer *cur_arr;		/* CB_MIX: index -> class */
 static void mix_fired(union btimer *t);
 static void late_fired(union btimer *t);
@@ -441,8 +446,11 @@ static void on_fire(union btimer *t)
 	case CB_FIRE:
 		if (c == 1)
 			fire_first = ktime_get_ns();
-		if (c == fire_target)
+		if (c == fire_target) {
 			fire_last = ktime_get_ns();
+			if (insn_marks)
+				complete(&fire_done);
+		}
 		break;
 	case CB_MIX:
 		mix_fired(t);
@@ -621,6 +629,77 @@ static u64 t_end(u64 t0)
 /* Keep chunks of work with bottom halves off short. */
 #define CHUNK 1000
 
+/*
+ * End a window of the insn_prof QEMU plugin (bench/insn/insn_prof.c) from
+ * here, as bench/insn/insn_mark.h does from user space: the plugin ends
+ * the window when it runs a block holding this no-op's encoding,
+ * "nopl 0x4c485754(%rax,%rax,1)" (its displacement spells TWHL).  The
+ * console line "insn-mark: LABEL" names the window; "-" is one not
+ * reported, named before the mark so that the printk falls outside the
+ * windows that are.  @label/@count (count > 0): per operation figures,
+ * of the benchmark CPU's instructions alone ("@bench_cpu": the ops loops
+ * run there, and the fire and spread timers expire there; the waiter's
+ * sleeps and wakeups on the other CPU are not counted).
+ * The warm-up (@quiet) cuts no windows.
+ * With interrupts off from the "-" mark to the next, a window holds the
+ * operations and only the other CPU's rare noise (insn_window_begin()).
+ */
+static noinline void insn_mark(const char *label, const char *impl,
+			       unsigned long n, unsigned long count)
+{
+	if (!label)
+		pr_info("insn-mark: -\n");
+	asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 0x54, 0x57, 0x48, 0x4c"
+		     ::: "memory");
+	/* the work of every marked case is done on the benchmark CPU */
+	if (label)
+		pr_info("insn-mark: %s.%s.%lu@%d/%lu\n", label, impl, n,
+			bench_cpu, count);
+}
+
+static unsigned long insn_flags;
+
+/*
+ * Name the window that the next mark ends "-", ahead of time: a console
+ * line takes milliseconds on the VM's serial port, in which the timers of
+ * the fire and spread cases would fire before their window began.
+ */
+static void insn_window_announce(void)
+{
+	if (insn_marks && !quiet)
+		pr_info("insn-mark: -\n");
+}
+
+/* Begin a window; @announced: insn_window_announce() named the last. */
+static void __insn_window_begin(bool irqs_off, bool announced)
+{
+	if (!insn_marks || quiet)
+		return;
+	if (announced)
+		asm volatile(".byte 0x0f, 0x1f, 0x84, 0x00, 0x54, 0x57, 0x48, 0x4c"
+			     ::: "memory");
+	else
+		insn_mark(NULL, NULL, 0, 0);
+	if (irqs_off)
+		local_irq_save(insn_flags);
+}
+
+static void insn_window_begin(bool irqs_off)
+{
+	__insn_window_begin(irqs_off, false);
+}
+
+static void insn_window_end(bool irqs_off, const char *label,
+			    const char *impl, unsigned long n,
+			    unsigned long count)
+{
+	if (!insn_marks || quiet)
+		return;
+	if (irqs_off)
+		local_irq_restore(insn_flags);
+	insn_mark(label, impl, n, count);
+}
+
 /* ---- suite: ops --------------------------------------------------------------- */
 
 /*
@@ -796,27 +875,39 @@ static void ops_rep(int impl, union btimer *arr, unsigned long n, unsigned int b
 		set_base(0);
 	/* start: @b extra timers */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++)
 		b_arm(impl, &arr[n + j], ob->off2[j], slk2 ? slk2[j] : 0, false);
+	insn_window_end(true, ob->short_delays ? "ops_short_start" : "ops_start",
+			impl_name[impl], n, b);
 	res[OP_START] = t_end(t0);
 	/* cancel them, in random order */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++)
 		b_cancel(impl, &arr[ob->perm[j]]);
+	insn_window_end(true, ob->short_delays ? "ops_short_cancel" : "ops_cancel",
+			impl_name[impl], n, b);
 	res[OP_CANCEL] = t_end(t0);
 	/* start + cancel pairs */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++) {
 		b_arm(impl, &arr[n + j], ob->off2[j], slk2 ? slk2[j] : 0, false);
 		b_cancel(impl, &arr[n + j]);
 	}
+	insn_window_end(true, ob->short_delays ? "ops_short_pair" : "ops_pair",
+			impl_name[impl], n, b);
 	res[OP_PAIR] = t_end(t0);
 	if (!n)
 		goto out;
 	/* modify @b random outstanding timers to new random expiries */
 	t0 = t_begin();
+	insn_window_begin(true);
 	for (j = 0; j < b; j++)
 		b_arm(impl, &arr[ob->idx[j]], ob->off2[j], slk2 ? slk2[j] : 0, true);
+	insn_window_end(true, ob->short_delays ? "ops_short_modify" : "ops_modify",
+			impl_name[impl], n, b);
 	res[OP_MODIFY] = ktime_get_ns() - t0;
 	if (ob->short_delays) {
 		/* back to their far expiries, before any can fire */
@@ -1156,6 +1247,7 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 		fire_first = 0;
 		fire_last = 0;
 		atomic_long_set(&cb_count, 0);
+		reinit_completion(&fire_done);
 		t = ktime_get_ns() + *delay_ns;
 		base_ns = t;
 		base_j = jiffies + nsecs_to_jiffies(*delay_ns) + 1;
@@ -1181,6 +1273,27 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 		 * the less background in it.
 		 */
 		pin_to(other_cpu);
+		if (insn_marks && !quiet) {
+			/*
+			 * Counting instructions: from before T to the last
+			 * callback, with one sleep of ours in the window
+			 * rather than a wakeup every 200 us (nor a spin on
+			 * jiffies), and the console line, which takes
+			 * milliseconds, long before.  No timeout: its
+			 * timer_list timer may sit on the expiring CPU's
+			 * base, whose lock the waiter would then spin on in
+			 * the window (a lost callback hangs the VM until
+			 * the harness's timeout).  Times mean nothing
+			 * here: the plugin's marks stall the VM.
+			 */
+			insn_window_announce();
+			snap(&c0);
+			__insn_window_begin(false, true);
+			wait_for_completion(&fire_done);
+			insn_window_end(false, "fire", impl_name[impl], n, n);
+			t_wake = fire_first;
+			goto waited;
+		}
 		while (ktime_get_ns() + 20 * NSEC_PER_MSEC < t)
 			usleep_range(5000, 6000);
 		while (ktime_get_ns() + NSEC_PER_MSEC < t)
@@ -1194,6 +1307,7 @@ static int fire_one(int impl, union btimer *arr, unsigned long n, u64 *delay_ns,
 		deadline = ktime_get_ns() + 30 * NSEC_PER_SEC + n * 100000ULL;
 		while (atomic_long_read(&cb_count) < n && ktime_get_ns() < deadline)
 			usleep_range(200, 300);
+waited:
 		usleep_range(500, 600);		/* the softirq's tail */
 		snap(&c1);
 		*cpu = snap_cpu(&c0, &c1);
@@ -1984,14 +2098,23 @@ static int spread_one(const struct variant *v, union btimer *arr, u64 *off,
 		off[i] = rnd() % span_ns;
 	var_populate(v, arr, off, n, ktime_get_ns() + 50 * NSEC_PER_MSEC);
 	pin_to(other_cpu);
+	insn_window_announce();
 	msleep(20);
 	if (v->impl == IMPL_TWHEEL)
 		twheel_get_stats(cur_wheel, &s0);
+	__insn_window_begin(false, true);
 	f0 = atomic_long_read(&cb_count);
 	snap(&c0);
 	msleep(spread_ms);
 	snap(&c1);
 	res->fires = atomic_long_read(&cb_count) - f0;
+	if (insn_marks) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "spread_s%llu",
+			 div64_u64(span_ns, tw_tick_ns));
+		insn_window_end(false, label, v->name, n, res->fires);
+	}
 	if (v->impl == IMPL_TWHEEL)
 		twheel_get_stats(cur_wheel, &s1);
 	res->wakeups = s1.wakeups - s0.wakeups;

@@ -2495,6 +2495,126 @@ static void twheel_get_stats_counts_armed_fired_cancelled(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.armed, st.fired + st.cancelled + st.pending);
 }
 
+/*
+ * The handler counts a timer late by comparing its key with one bound per
+ * run (twheel_late_below()) instead of computing the end of each timer's
+ * tick: the bound must say what the definition says, now - tick_ns >
+ * start + (key + 1) * tick_ns, at the edges and anywhere.
+ */
+static void twheel_late_below_matches_tick_end(struct kunit *test)
+{
+	static const u32 ticks[] = { 1, 3, 1000, 999983, TWK_MS, 1000 * TWK_MS };
+	struct rnd_state rs;
+	unsigned int i, t, bad = 0;
+
+	prandom_seed_state(&rs, 0x6c617465ULL);
+	for (t = 0; t < ARRAY_SIZE(ticks); t++) {
+		u32 tick = ticks[t];
+
+		for (i = 0; i < 4000; i++) {
+			/* twk_rand() takes at most 2^32: compose larger ones */
+			ktime_t start = (ktime_t)twk_rand(&rs, 1ULL << 31) << 9;
+			ktime_t now = start + (s64)twk_rand(&rs, 64) * tick +
+				      (s64)twk_rand(&rs, tick) -
+				      (s64)twk_rand(&rs, 2ULL * tick);
+			u64 key = twk_rand(&rs, 66);
+			u64 below;
+			bool late, flagged;
+
+			if (i & 1)	/* keys around the bound itself */
+				key = max_t(s64, (now - start) / tick - 2 +
+						 (s64)twk_rand(&rs, 3), 0);
+			below = twheel_late_below(start, tick, max_t(s64, now, 0));
+			late = max_t(s64, now, 0) - (s64)tick >
+			       start + (s64)(key + 1) * tick;
+			flagged = key < below;
+			if (late != flagged && !bad++)
+				kunit_info(test, "tick %u start %lld now %lld key %llu: late %d, bound %llu\n",
+					   tick, start, now, key, late, below);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+}
+
+/*
+ * The inline fast paths of start, modify and cancel (the commonest calls:
+ * no slack, the calling CPU's base, an hrtimer set early enough already)
+ * keep the contract: runs of start + cancel pairs and modifies, earlier
+ * and later, of pending timers leave every timer that stays armed firing
+ * exactly once, never before its last expiry, none of the cancelled ones
+ * firing, the counters adding up, and the sync cancel finding nothing to
+ * wait for.  A modify to the earliest expiry of all must move the
+ * hrtimer earlier: the inline test of twheel_program() must not skip it.
+ */
+static void twheel_fast_path_pairs_and_modifies_keep_contract(struct kunit *test)
+{
+	const u64 tick = TWK_MS;
+	const unsigned int nr = 48, rounds = 20;
+	struct twk_ctx *ctx = twk_ctx_new(test);
+	struct twheel *w = twk_wheel(test, ctx, tick, 6, 64);
+	struct twk_probe *p = twk_probes(test, ctx, w, nr, twk_cb_record);
+	unsigned int i, r, kept = 0, bad = 0;
+	struct twheel_stats st;
+	struct rnd_state rs;
+	ktime_t now;
+
+	prandom_seed_state(&rs, 0x66617374ULL);
+	now = ktime_get();
+	/* the odd ones stay armed, far enough out for all the rounds */
+	for (i = 1; i < nr; i += 2) {
+		p[i].want = now + 200 * tick + twk_rand(&rs, 100 * tick);
+		KUNIT_ASSERT_EQ(test, twheel_timer_start(&p[i].timer, p[i].want,
+							 0, TWHEEL_MODE_ABS), 0);
+	}
+	for (r = 0; r < rounds; r++) {
+		/* every round well ahead of the clock, however slow the VM */
+		now = ktime_get();
+		/* start + cancel pairs of the even ones, between them */
+		for (i = 0; i < nr; i += 2) {
+			ktime_t exp = now + 150 * tick + twk_rand(&rs, 200 * tick);
+
+			KUNIT_EXPECT_EQ(test, twheel_timer_start(&p[i].timer, exp, 0,
+								 TWHEEL_MODE_ABS), 0);
+			KUNIT_EXPECT_EQ(test, twheel_timer_cancel(&p[i].timer), 1);
+		}
+		/* modifies of the odd ones, later or earlier */
+		for (i = 1; i < nr; i += 2) {
+			p[i].want = now + 200 * tick + twk_rand(&rs, 100 * tick);
+			KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p[i].timer, p[i].want,
+								  0, TWHEEL_MODE_ABS), 1);
+		}
+	}
+	/* one to the earliest expiry of all: the hrtimer must come forward */
+	now = ktime_get();
+	p[1].want = now + 20 * tick;
+	KUNIT_EXPECT_EQ(test, twheel_timer_modify(&p[1].timer, p[1].want, 0,
+						  TWHEEL_MODE_ABS), 1);
+	KUNIT_ASSERT_TRUE_MSG(test, twk_wait_fired(ctx, 1, TWK_TIMEOUT_MS),
+			      "the earliest timer did not fire");
+	KUNIT_EXPECT_EQ(test, atomic_read(&p[1].fires), 1);
+	KUNIT_ASSERT_TRUE_MSG(test, twk_wait_fired(ctx, nr / 2,
+						   400 + TWK_TIMEOUT_MS),
+			      "%d of %u fired", atomic_read(&ctx->fired), nr / 2);
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_EQ(test, twheel_timer_cancel_sync(&p[i].timer), 0);
+		if (i & 1) {
+			kept++;
+			if (atomic_read(&p[i].fires) != 1 ||
+			    p[i].fired_at < p[i].want)
+				bad++;
+		} else if (atomic_read(&p[i].fires)) {
+			bad++;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, bad, 0U);
+	KUNIT_EXPECT_EQ(test, atomic_read(&ctx->early), 0);
+	st = twk_stats(w);
+	KUNIT_EXPECT_EQ(test, st.fired, (u64)kept);
+	KUNIT_EXPECT_EQ(test, st.cancelled, (u64)rounds * (nr / 2));
+	KUNIT_EXPECT_EQ(test, st.armed, st.fired + st.cancelled + st.pending);
+	KUNIT_EXPECT_EQ(test, st.pending, 0ULL);
+}
+
 /* The first of two same-tick callbacks snapshots the counters. */
 static void twk_cb_stats_first(struct twheel_timer *timer)
 {
@@ -2632,6 +2752,8 @@ static struct kunit_case twheel_facility_cases[] = {
 	KUNIT_CASE(twheel_get_stats_counts_armed_fired_cancelled),
 	KUNIT_CASE(twheel_get_stats_pending_counts_due_timers),
 	KUNIT_CASE(twheel_default_runs_timer),
+	KUNIT_CASE(twheel_late_below_matches_tick_end),
+	KUNIT_CASE(twheel_fast_path_pairs_and_modifies_keep_contract),
 	{}
 };
 

@@ -2439,6 +2439,25 @@ ktime_t twheel_timer_expires(const struct twheel_timer *timer)
 EXPORT_SYMBOL_GPL(twheel_timer_expires);
 
 /**
+ * twheel_clock_now() - the current time on a wheel's clock
+ * @wheel: the wheel
+ *
+ * Every time a wheel takes or gives (expiries, twheel_fire_time(),
+ * twheel_next_expiry()) is on the clock it was created with
+ * (struct twheel_attr): CLOCK_MONOTONIC, or CLOCK_BOOTTIME, which runs on
+ * across suspend.  This reads that clock.
+ *
+ * Context: any context.
+ * Return: ktime_get() for a CLOCK_MONOTONIC wheel, ktime_get_boottime()
+ * for a CLOCK_BOOTTIME one.
+ */
+ktime_t twheel_clock_now(const struct twheel *wheel)
+{
+	return twheel_now(wheel);
+}
+EXPORT_SYMBOL_GPL(twheel_clock_now);
+
+/**
  * twheel_fire_time() - the time at which a timer last fired
  * @timer: the timer
  *

@@ -253,6 +253,7 @@ int twheel_timer_shutdown_sync(struct twheel_timer *timer);
 bool twheel_timer_pending(const struct twheel_timer *timer);
 ktime_t twheel_timer_expires(const struct twheel_timer *timer);
 ktime_t twheel_fire_time(const struct twheel_timer *timer);
+ktime_t twheel_clock_now(const struct twheel *wheel);
 
 ktime_t twheel_next_expiry(struct twheel *wheel, ktime_t bound);
 void twheel_get_stats(struct twheel *wheel, struct twheel_stats *stats);
@@ -283,9 +284,9 @@ bool twheel_tick_armed(struct twheel *wheel);
  * twheel_timer_expires(): a snapshot, which a concurrent start, modify,
  * cancel or expiry may make stale at once (serialise against them for
  * an exact answer).  The timer fires at most one tick plus its slack
- * after that.  It reads ktime_get(): for a timer of a CLOCK_BOOTTIME
- * instance, whose expiry is boot time, subtract ktime_get_boottime()
- * from twheel_timer_expires() instead.
+ * after that.  It reads the clock of the timer's wheel
+ * (twheel_clock_now()), so on a CLOCK_BOOTTIME wheel the time asleep
+ * counts as it does for the expiry.
  *
  * Context: any context.
  * Return: the time until the expiry the pending @timer was armed with, 0
@@ -297,7 +298,8 @@ static inline ktime_t twheel_timer_remaining(const struct twheel_timer *timer)
 
 	if (!twheel_timer_pending(timer))
 		return 0;
-	left = ktime_sub(twheel_timer_expires(timer), ktime_get());
+	left = ktime_sub(twheel_timer_expires(timer),
+			 twheel_clock_now(timer->wheel));
 	return left > 0 ? left : 0;
 }
 

@@ -116,6 +116,42 @@ static void remaining_while_pending_only(struct kunit *test)
 	hk_done(test, w, &o);
 }
 
+/*
+ * On a CLOCK_BOOTTIME wheel the expiry is boot time, and so is the time it
+ * is measured from.  The two clocks part only across a suspend, which the
+ * test VMs cannot resume from, so this case checks the clock read against
+ * its bounds rather than catching ktime_get() in the act.
+ */
+static void remaining_on_a_boottime_wheel(struct kunit *test)
+{
+	struct twheel_attr attr = {
+		.size = sizeof(attr),
+		.clockid = CLOCK_BOOTTIME,
+		.tick_ns = HK_TICK_NS,
+		.bits = 8,
+		.budget = 64,
+	};
+	struct hk_owner o = { 0 };
+	struct twheel *w = twheel_create_attr(&attr);
+	ktime_t before, now, after, left;
+
+	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR_OR_NULL(w), "twheel_create_attr(BOOTTIME)");
+	before = ktime_get_boottime();
+	now = twheel_clock_now(w);
+	after = ktime_get_boottime();
+	KUNIT_EXPECT_GE(test, now, before);
+	KUNIT_EXPECT_LE(test, now, after);
+
+	twheel_timer_setup(&o.timer, w, hk_nop, 0);
+	KUNIT_ASSERT_EQ(test, twheel_timer_start(&o.timer,
+						 ktime_add_ms(after, 10000), 0,
+						 TWHEEL_MODE_ABS), 0);
+	left = twheel_timer_remaining(&o.timer);
+	KUNIT_EXPECT_LE(test, left, ms_to_ktime(10000));
+	KUNIT_EXPECT_GT(test, left, ms_to_ktime(9000));
+	hk_done(test, w, &o);
+}
+
 /* ---- twheel_timer_forward() --------------------------------------------- */
 
 struct forward_param {
@@ -206,6 +242,7 @@ static void forward_in_callback_keeps_the_phase(struct kunit *test)
 static struct kunit_case twheel_helpers_cases[] = {
 	KUNIT_CASE(container_of_gives_the_owner),
 	KUNIT_CASE(remaining_while_pending_only),
+	KUNIT_CASE(remaining_on_a_boottime_wheel),
 	KUNIT_CASE_PARAM(forward_as_hrtimer_forward, forward_gen_params),
 	KUNIT_CASE(forward_in_callback_keeps_the_phase),
 	{}

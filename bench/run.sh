@@ -146,8 +146,9 @@ fi
 kdir=$("$TWHEEL_ROOT/tests/vm/kernels.sh" kdir "$kernel")
 symvers=$TWHEEL_BUILD/mod/$kernel/Module.symvers
 
-# The benchmark module, out of tree: its own copy per kernel.
-kmod=$out/kmod-$kernel
+# The benchmark module, out of tree: its own copy per kernel and mode, as
+# make check runs the smoke and insn modes side by side.
+kmod=$out/kmod-$kernel-$mode
 mkdir -p "$kmod"
 rsync -a --delete --exclude='*.o' --exclude='*.ko' --exclude='*.mod' \
 	--exclude='*.mod.c' --exclude='.*.cmd' --exclude='*.order' \

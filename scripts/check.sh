@@ -14,15 +14,15 @@
 # and beside them, at the lowest CPU priority, lane 3: the kcsan modules
 # (the kcsan kernel on a cold cache: 6 minutes of both cores, which then
 # come mostly from what the VMs leave idle; the kcsan step waits for it
-# under the kernel's and the modules' locks), then Debian sid's kernel
-# (its modules built in a sid chroot, the selftest plan in a VM of it;
-# cold, the chroot first):
+# under the kernel's and the modules' locks), the Debian packages' check
+# (no VM: dpkg-buildpackage, lintian and DKMS builds, here to take them
+# off lane 1's critical path), then Debian sid's kernel (its modules
+# built in a sid chroot, the selftest plan in a VM of it; cold, the
+# chroot first):
 #   lane 1 (the host and the stock kernels)
 #     lint        make lint
 #     docs        make docs (Sphinx, warnings are errors; the C snippets compiled)
 #     dkms        make dkms-check (dkms build for 6.1 and 6.12, modinfo)
-#     deb         make deb-check (the Debian packages built, lintian clean,
-#                 installed, checked and purged in a throwaway root)
 #     selftest    the selftest plan on stock61 and stock612
 #     robust      the robust, lifecycle and hotplug plans in one stock61
 #                 VM
@@ -79,7 +79,6 @@ lane1() {
 	step lint make --no-print-directory lint
 	step docs make --no-print-directory docs
 	step dkms make --no-print-directory dkms-check
-	step deb make --no-print-directory deb-check
 	step "selftest stock" tests/vm/selftest.sh stock61 stock612
 	step "robust stock61" tests/vm/robust.sh stock61
 	step bench-smoke make --no-print-directory -C bench smoke
@@ -101,7 +100,7 @@ lane2() {
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them;
-# then Debian sid's kernel, its modules built in its chroot and the
+# the packages' check; then Debian sid's kernel, its modules built in its chroot and the
 # selftest plan in a VM of it (scripts/sid-check.sh --quick; make
 # check-sid adds the userland built with sid's gcc and the DKMS check),
 # at the same priority: warm, this lane is otherwise idle after its first
@@ -110,6 +109,7 @@ lane2() {
 lane3() {
 	step "modules kcsan" with_build_lock modules-kcsan \
 		nice -n 19 tests/vm/build-modules.sh kcsan
+	step deb nice -n 19 make --no-print-directory deb-check
 	[[ ${TWHEEL_CHECK_SID:-1} == 0 ]] ||
 		step "sid" nice -n 19 scripts/sid-check.sh --quick
 }

@@ -43,7 +43,10 @@ kunit_objects() {
 	sync_module_sources "$dest"
 	out=$(mktemp)
 	# shellcheck disable=SC2016  # expanded in the chroot
-	"$KERNELS_SH" run sid 'make -C "$1" M="$2" W=1 KCFLAGS=-Werror \
+	# CONFIG_KUNIT=m tells kbuild, -DCONFIG_KUNIT_MODULE=1 tells the C
+	# (IS_ENABLED(CONFIG_KUNIT) guards what the module exports for them)
+	"$KERNELS_SH" run sid 'make -C "$1" M="$2" W=1 \
+		KCFLAGS="-Werror -DCONFIG_KUNIT_MODULE=1" \
 		CONFIG_KUNIT=m TWHEEL_DEBUG=1 -j2 tests/kunit/ tests/stress/' \
 		"/usr/src/${kdir##*/}" "$dest" >"$out" 2>&1 || rc=$?
 	if ((rc)) || grep -E '(^|: )(warning|WARNING):' "$out" >/dev/null; then

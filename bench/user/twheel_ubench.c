@@ -129,9 +129,7 @@
 
 static unsigned long ns_list[16] = { 1000, 10000, 100000, 1000000 };
 static int ns_count = 4;
-static const char *impls =
-	"twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring,twheel_uring,twheel_uring_b4096,"
-	"uheap,twheel_mshot,twheel_uring_expiry";
+static const char *impls;	/* -i; NULL: all */
 static const char *suites = "prims,user,deliver";
 static unsigned int reps = 5;
 static unsigned int settle_s = 120;
@@ -249,6 +247,11 @@ static bool listed(const char *list, const char *word)
 		p += len;
 	}
 	return false;
+}
+
+static bool impl_wanted(const char *impl)
+{
+	return !impls || listed(impls, impl);
 }
 
 /* ---- memory accounting -------------------------------------------------- */
@@ -1464,7 +1467,8 @@ static int run_uheap(struct work *w, struct runopts o, struct result *r)
 		goto out;
 
 	insn_mark("-", 0);
-	t0 = now = now_ns();
+	now = now_ns();
+	t0 = now;
 	for (i = 0; i < n; i++) {
 		uheap_add(&h, i, now + w->exp[i]);
 		if (uheap_sync(&h))
@@ -1487,7 +1491,8 @@ static int run_uheap(struct work *w, struct runopts o, struct result *r)
 
 	/* churn as run_twheel()'s: the new timer takes the victim's place */
 	insn_mark("-", 0);
-	t0 = now = now_ns();
+	now = now_ns();
+	t0 = now;
 	for (i = 0; i < nc; i++) {
 		__u32 k = w->perm[n - 1 - i];
 
@@ -1732,7 +1737,6 @@ out:
 	free(fds);
 	return ret;
 }
-
 
 /* ---- delivery through io_uring, and by the in-process heap ------------------ */
 
@@ -2205,7 +2209,7 @@ static void run_deliver(void)
 			c.window = kind ? (__u64)window_ms * 1000000ULL :
 					  (__u64)c.nt * 1000000000ULL / rate;
 			for (a = 0; a < NDELIV; a++)
-				if (listed(impls, deliv_names[a]))
+				if (impl_wanted(deliv_names[a]))
 					active[na++] = a;
 			for (r = 0; r < reps; r++)
 				for (j = 0; j < na; j++) {
@@ -2218,8 +2222,8 @@ static void run_deliver(void)
 					insn_impl = deliv_names[a];
 					ret = deliver_one(a, &c, &d);
 					if (ret > 0) {
-						printf(PFX "note: deliver %s: not supported by this kernel, skipped\n",
-						       deliv_names[a]);
+						printf(PFX "note: deliver %s: %s\n", deliv_names[a],
+						       "not supported by this kernel, skipped");
 						skipped[a] = true;
 					}
 					if (ret)
@@ -2523,7 +2527,8 @@ int main(int argc, char **argv)
 		if (ns_list[k] > nmax)
 			nmax = ns_list[k];
 	raise_limits(nmax);
-	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls, reps, settle_s);
+	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls ? impls : "all", reps,
+	       settle_s);
 	if (listed(suites, "prims")) {
 		run_prims();
 		run_page_chase();
@@ -2537,7 +2542,7 @@ int main(int argc, char **argv)
 		if (!n)
 			continue;
 		for (a = 0; a < NIMPL; a++) {
-			if (!listed(impls, impl_names[a]))
+			if (!impl_wanted(impl_names[a]))
 				continue;
 			if (a == 4 && n > posix_max) {
 				printf(PFX "note: posix skipped at N=%lu (> -p %lu)\n",

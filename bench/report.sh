@@ -252,6 +252,45 @@ END {
 		print ""
 	}
 
+	# io_uring (issue 58) and what a program keeps in process (uheap,
+	# issue 59): the ioctl batch, the same batches as one uring_cmd each,
+	# one uring_cmd per operation, io_uring timeouts, timerfd, a 4-ary
+	# heap with one timerfd
+	if (u) {
+		print "== Userspace through io_uring, and in process: arm + cancel, ns per timer (batch4k: ioctl; ring_b4k: the batches as uring_cmd; ring_1op: one uring_cmd per operation; uheap: in-process 4-ary heap + one timerfd) =="
+		printf "%-9s %10s %10s %10s %10s %10s %10s %9s %9s %10s %9s\n", "N", "batch4k", "ring_b4k", "ring_1op", "io_uring", "timerfd", "uheap", "rb4k/4k", "r1op/4k", "iou/rb4k", "uheap/4k"
+		for (i = 1; i <= u; i++) {
+			n = U[i]
+			if (!has("user", "twheel_uring_b4096", n, "arm_cancel") && !has("user", "uheap", n, "arm_cancel")) continue
+			printf "%-9s %10s %10s %10s %10s %10s %10s %9s %9s %10s %9s\n", n,
+				cell("user", "twheel_b4096", n, "arm_cancel"), cell("user", "twheel_uring_b4096", n, "arm_cancel"),
+				cell("user", "twheel_uring", n, "arm_cancel"), cell("user", "io_uring", n, "arm_cancel"),
+				cell("user", "timerfd", n, "arm_cancel"), cell("user", "uheap", n, "arm_cancel"),
+				rcell("user", "twheel_uring_b4096", "twheel_b4096", n, "arm_cancel"),
+				rcell("user", "twheel_uring", "twheel_b4096", n, "arm_cancel"),
+				rcell("user", "io_uring", "twheel_uring_b4096", n, "arm_cancel"),
+				rcell("user", "uheap", "twheel_b4096", n, "arm_cancel")
+		}
+		print ""
+	}
+	if (has("deliver", "twheel_mshot", D[1], "oneshot_cpu") || has("deliver", "uheap", D[1], "oneshot_cpu") ||
+	    has("deliver", "io_uring", D[1], "oneshot_cpu")) {
+		print "== Event delivery, every way, ns per expiry (read: epoll + read() of the fd; mshot: one multishot read; cqe: a CQE per expiry, TWHEEL_ARM_URING_EXPIRY; io_uring: IORING_OP_TIMEOUT; uheap: 4-ary heap + one timerfd; periodic without kernel periodics: re-armed at each completion) =="
+		printf "%-9s %-14s %11s %11s %11s %11s %11s %11s %8s %8s %8s\n", "rate/s", "op", "read", "mshot", "cqe", "io_uring", "timerfd", "uheap", "mshot/rd", "cqe/rd", "uheap/rd"
+		for (i = 1; i <= d; i++) for (k = 1; k <= 4; k++) {
+			n = D[i]; o = DOPS[k]
+			if (!has("deliver", "twheel", n, o)) continue
+			printf "%-9s %-14s %11s %11s %11s %11s %11s %11s %8s %8s %8s\n", n, o,
+				cell("deliver", "twheel", n, o), cell("deliver", "twheel_mshot", n, o),
+				cell("deliver", "twheel_uring_expiry", n, o), cell("deliver", "io_uring", n, o),
+				cell("deliver", "timerfd", n, o), cell("deliver", "uheap", n, o),
+				rcell("deliver", "twheel_mshot", "twheel", n, o),
+				rcell("deliver", "twheel_uring_expiry", "twheel", n, o),
+				rcell("deliver", "uheap", "twheel", n, o)
+		}
+		print ""
+	}
+
 	if ("wakeups" in suite) {
 		t = geometry()
 		print "== Wakeups of a private wheel" (t == "" ? "" : " (" t ")") " =="
@@ -337,6 +376,20 @@ END {
 			info("  batch 64: >= " x "x cheaper than timerfd, N=" n, x, 0)
 		if (ratio("user", "io_uring", "twheel_b4096", n, "arm_cancel"))
 			target("batched arm+cancel >= 10x cheaper than io_uring, N=" n, 10, 0)
+	}
+	# ---- targets of issue 58 (io_uring), N >= 10^5; info below ----
+	# The batches through the ring (twheel_uring_b4096) at least as cheap as the
+	# ioctl batch per timer, and >= 100x cheaper than io_uring timeouts.
+	for (i = 1; i <= u; i++) {
+		n = U[i]
+		if (ratio("user", "twheel_uring_b4096", "twheel_b4096", n, "arm_cancel")) {
+			if (n >= 100000) target("ring batch arm+cancel <= 1.0x ioctl batch, N=" n, 1.0, 1)
+			else info("  ring batch arm+cancel <= 1.0x ioctl batch, N=" n, 1.0, 1)
+		}
+		if (ratio("user", "io_uring", "twheel_uring_b4096", n, "arm_cancel")) {
+			if (n >= 100000) target("ring batch arm+cancel >= 100x cheaper than io_uring, N=" n, 100, 0)
+			else info("  ring batch arm+cancel >= 100x cheaper than io_uring, N=" n, 100, 0)
+		}
 	}
 	# Event delivery.  The target is on *_busy, the non-idle time of all
 	# CPUs per expiry delivered: what the system spends, wherever it

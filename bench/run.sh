@@ -90,7 +90,9 @@ elif ((smoke)); then
 	# Tiny N, one repetition, short intervals: a few seconds in the guest.
 	kparams="ns=100,1000 reps=1 batch=100 settle_ms=10000 sorted_max=1000 fire_max=1000 sc_ns=0,100 sc_pairs=200 tick_ms=200 wake_ms=300 mix_n=400 mix_ms=200"
 	kparams+=" spread_ticks=10000 spread_ms=100 late_idle_n=100 late_idle_ms=200 late_load_n=2000 late_win_ms=100 late_burst_n=5000 ratas_units=10 ratas_ms=200 ratas_idle_ms=200"
-	uargs="-n 100,1000 -r 1"
+	# deliver: windows of 200 ms and a 50 ms period, so that its six ways
+	# take no longer than the two of before them did with 1 s and 100 ms
+	uargs="-n 100,1000 -r 1 -w 200 -P 50"
 	: "${TWHEEL_VM_TIMEOUT:=600}"
 	: "${TWHEEL_VM_MEM:=1G}"
 else

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * twheel_ubench - userspace benchmark of /dev/twheel (ABI version 2)
- * against one timerfd per timer, POSIX timers (SIGEV_NONE) and io_uring
- * timeouts: arm, modify, cancel and churn costs, kernel memory per armed
- * timer, and the CPU cost of delivering expirations.
+ * against one timerfd per timer, POSIX timers (SIGEV_NONE), io_uring
+ * timeouts and an in-process heap with one timerfd: arm, modify, cancel
+ * and churn costs, kernel memory per armed timer, and the CPU cost of
+ * delivering expirations, by read(), through io_uring and in process.
  *
  * Suite "user", for each implementation and N, with N timers outstanding
  * at the end of the arm phase:
@@ -22,18 +23,35 @@
  *           at most -u timers, fewer at large N, min(N, -u,
  *           max(64, -u * 10^5 / N)); the ring's teardown removes the rest)
  *   arm_cancel  arm + cancel of the same repetition
+ * uheap: the timers in the process (libev's or libuv's way): a 4-ary heap
+ * of absolute expiries from a "now" read once per phase, and one timerfd
+ * armed for the earliest, re-armed only when that changes; no kernel
+ * memory per timer, so no "mem" rows.
  *   create / close  creating and destroying the objects where that is a
  *           separate call (timerfd_create/close, timer_create/delete)
  * Suite "mem": bytes_per_timer, kernel memory per armed timer: the growth
  * of Slab + VmallocUsed in /proc/meminfo from before the objects were
  * created to after all N are armed, divided by N (bytes_per_timer_memfree:
  * the same from MemFree), in every repetition.
- * Suite "deliver", per rate R of expirations per second (-e), for twheel
- * (one file, timers armed with TWHEEL_IOC_BATCH, one epoll watch, read()
- * of up to 256 events) and timerfd (one per timer, all in one epoll set,
- * read() of each ready fd's count): one-shot timers spread evenly over a
- * window (-w; R * window timers), and periodic timers (R * period timers
- * of period -P, first expiries spread over one period) for a window.
+ * Suite "deliver", per rate R of expirations per second (-e): one-shot
+ * timers spread evenly over a window (-w; R * window timers), and
+ * periodic timers (R * period timers of period -P, first expiries spread
+ * over one period) for a window, delivered by
+ *   twheel          one file, timers armed with TWHEEL_IOC_BATCH, one
+ *                   epoll watch, read() of up to 256 events
+ *   timerfd         one per timer, all in one epoll set, read() of each
+ *                   ready fd's count
+ *   twheel_mshot    twheel's timers, their events read by one
+ *                   IORING_OP_READ_MULTISHOT into provided buffers (6.7+)
+ *   twheel_uring_expiry  each timer an ARM uring_cmd with
+ *                   TWHEEL_ARM_URING_EXPIRY, a CQE per expiry (6.7+)
+ *   io_uring        each timer an IORING_OP_TIMEOUT (absolute)
+ *   uheap           an in-process 4-ary heap, one timerfd for the
+ *                   earliest (epoll), re-armed when that changes
+ * The ones without periodic timers in the kernel (twheel_uring_expiry,
+ * io_uring, uheap) arm a timer's next expiry when its completion comes,
+ * as a program would; an implementation the kernel lacks is skipped with
+ * a note.
  * Per expiry delivered:
  *   oneshot_cpu, periodic_cpu  CPU time of this process
  *           (CLOCK_PROCESS_CPUTIME_ID: user + system time of epoll_wait,
@@ -71,12 +89,13 @@
  *                      [-u uring_sample] [-p posix_max_n] [-e rate,...]
  *                      [-w window_ms] [-P period_ms] [-S suite,...] [-M]
  * impls: twheel twheel_b64 twheel_b4096 timerfd posix io_uring twheel_uring
- *        twheel_uring_b4096
+ *        twheel_uring_b4096 uheap (user); twheel timerfd twheel_mshot
+ *        twheel_uring_expiry io_uring uheap (deliver)
  * (twheel_uring: twheel's ARM, MODIFY and CANCEL as IORING_OP_URING_CMD,
  * one SQE per operation, up to 4096 SQEs per io_uring_enter(); churn:
  * an ARM and a CANCEL; twheel_uring_b4096: twheel_b4096's batches each
  * submitted as one IORING_OP_URING_CMD)
- * (deliver: twheel and timerfd; -e 0 skips it)
+ * (-e 0 skips deliver)
  * suites: prims user deliver (all by default; "user" includes "mem")
  */
 #include <errno.h>
@@ -110,8 +129,7 @@
 
 static unsigned long ns_list[16] = { 1000, 10000, 100000, 1000000 };
 static int ns_count = 4;
-static const char *impls =
-	"twheel,twheel_b64,twheel_b4096,timerfd,posix,io_uring,twheel_uring,twheel_uring_b4096";
+static const char *impls;	/* -i; NULL: all */
 static const char *suites = "prims,user,deliver";
 static unsigned int reps = 5;
 static unsigned int settle_s = 120;
@@ -229,6 +247,11 @@ static bool listed(const char *list, const char *word)
 		p += len;
 	}
 	return false;
+}
+
+static bool impl_wanted(const char *impl)
+{
+	return !impls || listed(impls, impl);
 }
 
 /* ---- memory accounting -------------------------------------------------- */
@@ -1195,6 +1218,7 @@ static int run_uring(struct work *w, struct runopts o, struct result *r)
 		return -1;
 	}
 	ret = -1;
+	insn_mark("-", 0);
 	t0 = now_ns();
 	for (i = 0; i < n; i += URING_SQ) {
 		unsigned long c = n - i < URING_SQ ? n - i : URING_SQ;
@@ -1212,10 +1236,12 @@ static int run_uring(struct work *w, struct runopts o, struct result *r)
 		uring_reap(&ring);
 	}
 	r->arm = (double)(now_ns() - t0) / n;
+	insn_mark("arm", n);
 	if (o.mem)
 		mem_end("io_uring", n, o.slabs, &r->mem, &r->memfree);
 
 	/* Each update and removal walks the timeout list: time samples. */
+	insn_mark("-", 0);
 	t0 = now_ns();
 	batch = uring_walk_batch(n, URING_SQ);
 	for (i = 0; i < sample; i += batch) {
@@ -1233,9 +1259,11 @@ static int run_uring(struct work *w, struct runopts o, struct result *r)
 			goto out;
 	}
 	r->rearm = (double)(now_ns() - t0) / sample;
+	insn_mark("rearm", sample);
 
 	/* Churn: a new timeout and the removal of a random older one. */
 	nc = churn_count(n) < sample ? churn_count(n) : sample;
+	insn_mark("-", 0);
 	t0 = now_ns();
 	batch = uring_walk_batch(n, URING_SQ / 2);
 	for (i = 0; i < nc; i += batch) {
@@ -1258,7 +1286,9 @@ static int run_uring(struct work *w, struct runopts o, struct result *r)
 			goto out;
 	}
 	r->churn = (double)(now_ns() - t0) / nc;
+	insn_mark("churn", nc);
 
+	insn_mark("-", 0);
 	t0 = now_ns();
 	batch = uring_walk_batch(n, URING_SQ / 2);
 	for (i = 0; i < sample; i += batch) {
@@ -1274,6 +1304,7 @@ static int run_uring(struct work *w, struct runopts o, struct result *r)
 			goto out;
 	}
 	r->cancel = (double)(now_ns() - t0) / sample;
+	insn_mark("cancel", sample);
 	if (uring_expired) {
 		printf(PFX "note: io_uring N=%lu: %lu timeouts expired %s\n",
 		       n, uring_expired / 2, "before their removal (raise -s)");
@@ -1285,6 +1316,206 @@ out:
 	io_uring_queue_exit(&ring);
 	r->close = (double)(now_ns() - t0) / n;
 	free(ud);
+	return ret;
+}
+
+/* ---- uheap: an in-process 4-ary heap and one timerfd -------------------------- */
+
+/*
+ * What a program with many timers most often does instead of asking the
+ * kernel for each (libev's 4-ary heap, libuv's heap): keep them in
+ * process, in a heap of absolute expiries, and arm one timerfd for the
+ * earliest, re-armed (timerfd_settime) only when the earliest changes.
+ * The timers' times are absolute from a "now" read once per phase, as an
+ * event loop caches its time per iteration.
+ */
+#define UHEAP_NONE	UINT32_MAX
+
+struct uheap {
+	__u64 *key;		/* absolute expiry of each timer */
+	__u32 *heap;		/* timer indices, a 4-ary min-heap by key */
+	__u32 *pos;		/* each timer's place in @heap, or UHEAP_NONE */
+	unsigned long size;
+	__u64 armed;		/* the timerfd's expiry, 0 when disarmed */
+	int tfd;
+};
+
+static void uheap_put(struct uheap *h, unsigned long i, __u32 t)
+{
+	h->heap[i] = t;
+	h->pos[t] = i;
+}
+
+static void uheap_up(struct uheap *h, unsigned long i)
+{
+	__u32 t = h->heap[i];
+
+	while (i) {
+		unsigned long p = (i - 1) / 4;
+
+		if (h->key[h->heap[p]] <= h->key[t])
+			break;
+		uheap_put(h, i, h->heap[p]);
+		i = p;
+	}
+	uheap_put(h, i, t);
+}
+
+static void uheap_down(struct uheap *h, unsigned long i)
+{
+	__u32 t = h->heap[i];
+
+	for (;;) {
+		unsigned long c = 4 * i + 1, m = c, e = c + 4 < h->size ? c + 4 : h->size;
+
+		if (c >= h->size)
+			break;
+		for (c++; c < e; c++)
+			if (h->key[h->heap[c]] < h->key[h->heap[m]])
+				m = c;
+		if (h->key[h->heap[m]] >= h->key[t])
+			break;
+		uheap_put(h, i, h->heap[m]);
+		i = m;
+	}
+	uheap_put(h, i, t);
+}
+
+static int uheap_init(struct uheap *h, unsigned long n)
+{
+	memset(h, 0, sizeof(*h));
+	h->key = malloc(n * sizeof(*h->key));
+	h->heap = malloc(n * sizeof(*h->heap));
+	h->pos = malloc(n * sizeof(*h->pos));
+	h->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (!h->key || !h->heap || !h->pos || h->tfd < 0) {
+		fail("uheap: %s", strerror(errno));
+		return -1;
+	}
+	memset(h->pos, 0xff, n * sizeof(*h->pos));
+	return 0;
+}
+
+static void uheap_free(struct uheap *h)
+{
+	if (h->tfd >= 0)
+		close(h->tfd);
+	free(h->key);
+	free(h->heap);
+	free(h->pos);
+}
+
+/* Arm the timerfd for the earliest timer, if that changed. */
+static int uheap_sync(struct uheap *h)
+{
+	__u64 first = h->size ? h->key[h->heap[0]] : 0;
+	struct itimerspec its = { 0 };
+
+	if (first == h->armed)
+		return 0;
+	set_its(&its, first, 0);
+	if (timerfd_settime(h->tfd, TFD_TIMER_ABSTIME, &its, NULL)) {
+		fail("uheap timerfd_settime: %s", strerror(errno));
+		return -1;
+	}
+	h->armed = first;
+	return 0;
+}
+
+static void uheap_add(struct uheap *h, __u32 t, __u64 exp)
+{
+	h->key[t] = exp;
+	uheap_put(h, h->size++, t);
+	uheap_up(h, h->size - 1);
+}
+
+static void uheap_set(struct uheap *h, __u32 t, __u64 exp)
+{
+	__u64 old = h->key[t];
+
+	h->key[t] = exp;
+	if (exp < old)
+		uheap_up(h, h->pos[t]);
+	else
+		uheap_down(h, h->pos[t]);
+}
+
+static void uheap_del(struct uheap *h, __u32 t)
+{
+	unsigned long i = h->pos[t];
+	__u32 last = h->heap[--h->size];
+
+	h->pos[t] = UHEAP_NONE;
+	if (i == h->size)
+		return;
+	uheap_put(h, i, last);
+	if (h->key[last] < h->key[t])
+		uheap_up(h, i);
+	else
+		uheap_down(h, i);
+}
+
+static int run_uheap(struct work *w, struct runopts o, struct result *r)
+{
+	unsigned long n = w->n, i, nc = churn_count(n);
+	struct uheap h;
+	__u64 t0, now;
+	int ret = -1;
+
+	(void)o;	/* its memory is the process's, not the kernel's */
+	if (uheap_init(&h, n))
+		goto out;
+
+	insn_mark("-", 0);
+	now = now_ns();
+	t0 = now;
+	for (i = 0; i < n; i++) {
+		uheap_add(&h, i, now + w->exp[i]);
+		if (uheap_sync(&h))
+			goto out;
+	}
+	r->arm = (double)(now_ns() - t0) / n;
+	insn_mark("arm", n);
+
+	insn_mark("-", 0);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		__u32 k = w->perm[i];
+
+		uheap_set(&h, k, h.key[k] + REARM_NS);
+		if (uheap_sync(&h))
+			goto out;
+	}
+	r->rearm = (double)(now_ns() - t0) / n;
+	insn_mark("rearm", n);
+
+	/* churn as run_twheel()'s: the new timer takes the victim's place */
+	insn_mark("-", 0);
+	now = now_ns();
+	t0 = now;
+	for (i = 0; i < nc; i++) {
+		__u32 k = w->perm[n - 1 - i];
+
+		uheap_del(&h, k);
+		uheap_add(&h, k, now + w->exp[k] + 2 * REARM_NS);
+		if (uheap_sync(&h))
+			goto out;
+	}
+	r->churn = (double)(now_ns() - t0) / nc;
+	insn_mark("churn", nc);
+
+	insn_mark("-", 0);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		uheap_del(&h, w->perm[i]);
+		if (uheap_sync(&h))
+			goto out;
+	}
+	r->cancel = (double)(now_ns() - t0) / n;
+	insn_mark("cancel", n);
+	ret = 0;
+out:
+	uheap_free(&h);
 	return ret;
 }
 
@@ -1410,35 +1641,25 @@ static int dcase_wait_ms(const struct dcase *c, const struct dmeter *m)
 	return (end - now) / 1000000 > 100 ? 100 : (int)((end - now) / 1000000) + 1;
 }
 
+static int deliver_twheel_arm(struct dcase *c, int fd);
+
 static int deliver_twheel(struct dcase *c, struct dres *d)
 {
-	struct twheel_batch_op *ops = calloc(4096, sizeof(*ops));
 	static struct twheel_event ev[256];
 	struct epoll_event ee = { .events = EPOLLIN };
 	struct dmeter m;
-	unsigned long i;
 	int fd, ep = -1, ret = -1, tmo;
 
 	fd = twheel_fd(c->nt, O_NONBLOCK);
-	if (fd < 0 || !ops)
+	if (fd < 0)
 		goto out;
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ee)) {
 		fail("epoll: %s", strerror(errno));
 		goto out;
 	}
-	c->base = deliver_base(c->nt);
-	for (i = 0; i < c->nt; i += 4096) {
-		unsigned int n = c->nt - i < 4096 ? c->nt - i : 4096, j;
-
-		for (j = 0; j < n; j++) {
-			twheel_op(&ops[j], TWHEEL_OP_ARM, 0, dcase_first(c, i + j));
-			ops[j].spec.flags = TWHEEL_ARM_ABS;
-			ops[j].spec.period = c->periodic ? c->period : 0;
-		}
-		if (twheel_batch(fd, ops, n, "deliver arm"))
-			goto out;
-	}
+	if (deliver_twheel_arm(c, fd))
+		goto out;
 	dmeter_start(&m, c, "twheel");
 	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
 		if (epoll_wait(ep, &ee, 1, tmo) <= 0)
@@ -1460,7 +1681,6 @@ out:
 		close(ep);
 	if (fd >= 0)
 		close(fd);
-	free(ops);
 	return ret;
 }
 
@@ -1518,10 +1738,448 @@ out:
 	return ret;
 }
 
-/* Both implementations, both kinds, every rate, rotated per repetition. */
+/* ---- delivery through io_uring, and by the in-process heap ------------------ */
+
+#define TW_IORING_OP_READ_MULTISHOT	49	/* 6.7+, not in liburing 2.3 */
+#define DRING_DEPTH	4096
+#define DRING_CQ	65536
+#define MSHOT_BUFS	64
+#define MSHOT_BGID	7
+
+/* Arm @c's timers on @fd with TWHEEL_IOC_BATCH (deliver_twheel's way). */
+static int deliver_twheel_arm(struct dcase *c, int fd)
+{
+	struct twheel_batch_op *ops = calloc(4096, sizeof(*ops));
+	unsigned long i;
+	int ret = -1;
+
+	if (!ops) {
+		fail("out of memory");
+		return -1;
+	}
+	c->base = deliver_base(c->nt);
+	for (i = 0; i < c->nt; i += 4096) {
+		unsigned int n = c->nt - i < 4096 ? c->nt - i : 4096, j;
+
+		for (j = 0; j < n; j++) {
+			twheel_op(&ops[j], TWHEEL_OP_ARM, 0, dcase_first(c, i + j));
+			ops[j].spec.flags = TWHEEL_ARM_ABS;
+			ops[j].spec.period = c->periodic ? c->period : 0;
+		}
+		if (twheel_batch(fd, ops, n, "deliver arm"))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(ops);
+	return ret;
+}
+
+/* Wait up to @ms for a completion; 0 with one in *@cqe, else no CQE. */
+static int dring_wait(struct io_uring *ring, struct io_uring_cqe **cqe, int ms)
+{
+	struct __kernel_timespec ts = {
+		.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000LL
+	};
+
+	return io_uring_wait_cqe_timeout(ring, cqe, &ts);
+}
+
+/*
+ * twheel_mshot: the timers armed by batch as for "twheel", their events
+ * read by one IORING_OP_READ_MULTISHOT with a ring of provided buffers
+ * (6.7+); a read that ends (no buffer left) is submitted again.
+ */
+static int mshot_submit(struct io_uring *ring, int fd)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_rw(TW_IORING_OP_READ_MULTISHOT, sqe, fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = MSHOT_BGID;
+	sqe->user_data = 1;
+	return io_uring_submit(ring) == 1 ? 0 : -1;
+}
+
+static int deliver_mshot(struct dcase *c, struct dres *d)
+{
+	const unsigned int bsz = 256 * sizeof(struct twheel_event);
+	struct io_uring_buf_reg reg = { .ring_entries = MSHOT_BUFS, .bgid = MSHOT_BGID };
+	struct io_uring_buf_ring *br = MAP_FAILED;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct dmeter m;
+	char *bufs = malloc(MSHOT_BUFS * bsz);
+	int fd, ret = -1, tmo, i, rinit;
+
+	fd = twheel_fd(c->nt, O_NONBLOCK);
+	rinit = io_uring_queue_init(64, &ring, 0);
+	if (fd < 0 || rinit || !bufs) {
+		fail("deliver twheel_mshot: setup");
+		goto out;
+	}
+	br = mmap(NULL, MSHOT_BUFS * sizeof(struct io_uring_buf),
+		  PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+	reg.ring_addr = (uintptr_t)br;
+	if (br == MAP_FAILED || io_uring_register_buf_ring(&ring, &reg, 0)) {
+		ret = 1;	/* no provided buffer rings */
+		goto out;
+	}
+	io_uring_buf_ring_init(br);
+	for (i = 0; i < MSHOT_BUFS; i++)
+		io_uring_buf_ring_add(br, bufs + i * bsz, bsz, i,
+				      io_uring_buf_ring_mask(MSHOT_BUFS), i);
+	io_uring_buf_ring_advance(br, MSHOT_BUFS);
+	if (mshot_submit(&ring, fd)) {
+		fail("deliver twheel_mshot: submit");
+		goto out;
+	}
+	if (!io_uring_peek_cqe(&ring, &cqe) && cqe->res == -EINVAL) {
+		ret = 1;	/* no IORING_OP_READ_MULTISHOT (6.7+) */
+		goto out;
+	}
+	if (deliver_twheel_arm(c, fd))
+		goto out;
+	dmeter_start(&m, c, "twheel_mshot");
+	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
+		unsigned int head, seen = 0;
+
+		if (dring_wait(&ring, &cqe, tmo))
+			continue;
+		io_uring_for_each_cqe(&ring, head, cqe) {
+			seen++;
+			if (cqe->res > 0) {
+				const struct twheel_event *ev;
+				int bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT, k;
+
+				ev = (const void *)(bufs + bid * bsz);
+				for (k = 0; k < cqe->res / (int)sizeof(*ev); k++)
+					m.expiries += 1 + ev[k].overrun;
+				io_uring_buf_ring_add(br, bufs + bid * bsz, bsz, bid,
+						      io_uring_buf_ring_mask(MSHOT_BUFS), 0);
+				io_uring_buf_ring_advance(br, 1);
+			} else if (cqe->res != -ENOBUFS && cqe->res != 0) {
+				fail("deliver twheel_mshot: read %d", cqe->res);
+				goto out;
+			}
+			if (!(cqe->flags & IORING_CQE_F_MORE) && mshot_submit(&ring, fd)) {
+				fail("deliver twheel_mshot: resubmit");
+				goto out;
+			}
+		}
+		io_uring_cq_advance(&ring, seen);
+	}
+	ret = dmeter_end(&m, c, "twheel_mshot", d);
+out:
+	if (!rinit)
+		io_uring_queue_exit(&ring);
+	if (br != MAP_FAILED)
+		munmap(br, MSHOT_BUFS * sizeof(struct io_uring_buf));
+	if (fd >= 0)
+		close(fd);
+	free(bufs);
+	return ret;
+}
+
+/*
+ * The kernels without periodic timers in the ring (twheel's expiry
+ * completions are one-shot, io_uring's multishot timeouts start one
+ * period from now): the program arms a timer's next expiry when its
+ * completion comes, as it would.  @fired late by @late ns: the expiries
+ * it stands for, and where the next one lies.
+ */
+static unsigned long long next_expiry(const struct dcase *c, __u64 *exp, __u64 now)
+{
+	unsigned long long n = 1;
+
+	if (now > *exp)
+		n += (now - *exp) / c->period;
+	*exp += n * c->period;
+	return n;
+}
+
+/*
+ * twheel_uring_expiry: each timer an ARM with TWHEEL_ARM_URING_EXPIRY
+ * (6.7+), its expiry a CQE (the fire time in big_cqe[0]).
+ */
+static int uexp_queue(struct io_uring *ring, int fd, unsigned long t, __u64 exp)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct twheel_arm a = {
+		.size = sizeof(a), .flags = TWHEEL_ARM_URING_EXPIRY,
+		.spec.flags = TWHEEL_ARM_ABS, .spec.expires = exp,
+	};
+
+	if (!sqe) {
+		if (io_uring_submit(ring) < 0)
+			return -1;
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			return -1;
+	}
+	memset(sqe, 0, 2 * sizeof(*sqe));	/* SQE128 */
+	sqe->opcode = IORING_OP_URING_CMD;
+	sqe->fd = fd;
+	sqe->cmd_op = TWHEEL_IOC_ARM;
+	sqe->user_data = t;
+	memcpy(sqe->cmd, &a, sizeof(a));
+	return 0;
+}
+
+static int deliver_uring_expiry(struct dcase *c, struct dres *d)
+{
+	struct twheel_api api = { .size = sizeof(api) };
+	__u64 *exp = malloc(c->nt * sizeof(*exp));
+	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 |
+				     IORING_SETUP_CQE32 | IORING_SETUP_CQSIZE,
+				     .cq_entries = DRING_CQ };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct dmeter m;
+	unsigned long i;
+	int fd, ret = -1, tmo, rinit = -1;
+
+	fd = twheel_fd(c->nt, 0);
+	if (fd < 0 || !exp)
+		goto out;
+	if (ioctl(fd, TWHEEL_IOC_API, &api) ||
+	    !(api.out_features & TWHEEL_FEATURE_URING_EXPIRY)) {
+		ret = 1;
+		goto out;
+	}
+	rinit = io_uring_queue_init_params(DRING_DEPTH, &ring, &p);
+	if (rinit) {
+		fail("deliver twheel_uring_expiry: io_uring_queue_init: %s",
+		     strerror(-rinit));
+		goto out;
+	}
+	c->base = deliver_base(c->nt);
+	for (i = 0; i < c->nt; i++) {
+		exp[i] = dcase_first(c, i);
+		if (uexp_queue(&ring, fd, i, exp[i]))
+			goto out;
+	}
+	if (io_uring_submit(&ring) < 0)
+		goto out;
+	dmeter_start(&m, c, "twheel_uring_expiry");
+	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
+		unsigned int head, seen = 0;
+		bool rearmed = false;
+
+		if (dring_wait(&ring, &cqe, tmo))
+			continue;
+		io_uring_for_each_cqe(&ring, head, cqe) {
+			unsigned long t = cqe->user_data;
+
+			seen++;
+			if (cqe->res) {
+				fail("deliver twheel_uring_expiry: %s", strerror(-cqe->res));
+				goto out;
+			}
+			if (!c->periodic) {
+				m.expiries++;
+				continue;
+			}
+			m.expiries += next_expiry(c, &exp[t], cqe->big_cqe[0]);
+			if (uexp_queue(&ring, fd, t, exp[t]))
+				goto out;
+			rearmed = true;
+		}
+		io_uring_cq_advance(&ring, seen);
+		if (rearmed && io_uring_submit(&ring) < 0)
+			goto out;
+	}
+	ret = dmeter_end(&m, c, "twheel_uring_expiry", d);
+out:
+	/* the ring's teardown cancels what is still pending */
+	if (!rinit)
+		io_uring_queue_exit(&ring);
+	if (fd >= 0)
+		close(fd);
+	free(exp);
+	return ret;
+}
+
+/* io_uring: each timer an IORING_OP_TIMEOUT (absolute), -ETIME at expiry. */
+static int uto_queue(struct io_uring *ring, struct __kernel_timespec *ts,
+		     unsigned int *nts, unsigned long t, __u64 exp)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	/* the timespecs are read at submission: submit before reusing them */
+	if (!sqe || *nts == DRING_DEPTH) {
+		if (io_uring_submit(ring) < 0)
+			return -1;
+		*nts = 0;
+		sqe = io_uring_get_sqe(ring);
+		if (!sqe)
+			return -1;
+	}
+	uring_ts(&ts[*nts], exp);
+	io_uring_prep_timeout(sqe, &ts[*nts], 0, IORING_TIMEOUT_ABS);
+	sqe->user_data = t;
+	(*nts)++;
+	return 0;
+}
+
+static int deliver_uring_timeout(struct dcase *c, struct dres *d)
+{
+	static struct __kernel_timespec ts[DRING_DEPTH];
+	__u64 *exp = malloc(c->nt * sizeof(*exp));
+	struct io_uring_params p = { .flags = IORING_SETUP_CQSIZE,
+				     .cq_entries = DRING_CQ };
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	struct dmeter m;
+	unsigned int nts = 0;
+	unsigned long i;
+	int ret = -1, tmo, rinit;
+
+	rinit = io_uring_queue_init_params(DRING_DEPTH, &ring, &p);
+	if (rinit || !exp) {
+		fail("deliver io_uring: setup");
+		goto out;
+	}
+	c->base = deliver_base(c->nt);
+	for (i = 0; i < c->nt; i++) {
+		exp[i] = dcase_first(c, i);
+		if (uto_queue(&ring, ts, &nts, i, exp[i]))
+			goto out;
+	}
+	if (io_uring_submit(&ring) < 0)
+		goto out;
+	nts = 0;
+	dmeter_start(&m, c, "io_uring");
+	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
+		unsigned int head, seen = 0;
+		bool rearmed = false;
+		__u64 now = 0;
+
+		if (dring_wait(&ring, &cqe, tmo))
+			continue;
+		io_uring_for_each_cqe(&ring, head, cqe) {
+			unsigned long t = cqe->user_data;
+
+			seen++;
+			if (cqe->res != -ETIME) {
+				fail("deliver io_uring: timeout %d", cqe->res);
+				goto out;
+			}
+			if (!c->periodic) {
+				m.expiries++;
+				continue;
+			}
+			if (!now)
+				now = now_ns();
+			m.expiries += next_expiry(c, &exp[t], now);
+			if (uto_queue(&ring, ts, &nts, t, exp[t]))
+				goto out;
+			rearmed = true;
+		}
+		io_uring_cq_advance(&ring, seen);
+		if (rearmed) {
+			if (io_uring_submit(&ring) < 0)
+				goto out;
+			nts = 0;
+		}
+	}
+	ret = dmeter_end(&m, c, "io_uring", d);
+out:
+	if (!rinit)
+		io_uring_queue_exit(&ring);
+	free(exp);
+	return ret;
+}
+
+/*
+ * uheap: the timers in the process's heap, one timerfd for the earliest
+ * (epoll, as for timerfd); at its expiry every due timer is popped (a
+ * periodic one goes back with its next expiry) and the timerfd re-armed.
+ */
+static int deliver_uheap(struct dcase *c, struct dres *d)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct uheap h;
+	struct dmeter m;
+	unsigned long i;
+	int ep = -1, ret = -1, tmo;
+
+	if (uheap_init(&h, c->nt))
+		goto out;
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, h.tfd, &ee)) {
+		fail("epoll: %s", strerror(errno));
+		goto out;
+	}
+	c->base = deliver_base(c->nt);
+	for (i = 0; i < c->nt; i++)
+		uheap_add(&h, i, dcase_first(c, i));
+	if (uheap_sync(&h))
+		goto out;
+	dmeter_start(&m, c, "uheap");
+	while ((tmo = dcase_wait_ms(c, &m)) >= 0) {
+		__u64 cnt, now;
+
+		if (epoll_wait(ep, &ee, 1, tmo) <= 0)
+			continue;
+		if (read(h.tfd, &cnt, sizeof(cnt)) != sizeof(cnt))
+			continue;
+		now = now_ns();
+		while (h.size && h.key[h.heap[0]] <= now) {
+			__u32 t = h.heap[0];
+
+			if (c->periodic) {
+				__u64 e = h.key[t];
+
+				m.expiries += next_expiry(c, &e, now);
+				uheap_set(&h, t, e);
+			} else {
+				m.expiries++;
+				uheap_del(&h, t);
+			}
+		}
+		if (uheap_sync(&h))
+			goto out;
+	}
+	ret = dmeter_end(&m, c, "uheap", d);
+out:
+	if (ep >= 0)
+		close(ep);
+	uheap_free(&h);
+	return ret;
+}
+
+/*
+ * Every implementation, both kinds, every rate, rotated per repetition.
+ * One a kernel lacks (the 6.7+ ones on 6.1) is skipped with a note.
+ */
+#define NDELIV 6
+static const char *const deliv_names[NDELIV] = {
+	"twheel", "timerfd", "twheel_mshot", "twheel_uring_expiry", "io_uring",
+	"uheap"
+};
+
+static int deliver_one(int a, struct dcase *c, struct dres *d)
+{
+	switch (a) {
+	case 0:
+		return deliver_twheel(c, d);
+	case 1:
+		return deliver_timerfd(c, d);
+	case 2:
+		return deliver_mshot(c, d);
+	case 3:
+		return deliver_uring_expiry(c, d);
+	case 4:
+		return deliver_uring_timeout(c, d);
+	default:
+		return deliver_uheap(c, d);
+	}
+}
+
 static void run_deliver(void)
 {
-	static const char *const names[] = { "twheel", "timerfd" };
+	bool skipped[NDELIV] = { false };
 	int q, kind, a, j;
 
 	for (q = 0; q < rates_count; q++) {
@@ -1530,9 +2188,10 @@ static void run_deliver(void)
 		if (!rate)
 			continue;
 		for (kind = 0; kind < 2; kind++) {
-			double cpu[2][MAX_REPS], busy[2][MAX_REPS];
-			unsigned int ok[2] = { 0, 0 }, r;
+			static double cpu[NDELIV][MAX_REPS], busy[NDELIV][MAX_REPS];
+			unsigned int ok[NDELIV] = { 0 }, r;
 			struct dcase c = { .periodic = kind };
+			int active[NDELIV], na = 0;
 
 			if (kind) {
 				c.period = (__u64)period_ms * 1000000ULL;
@@ -1549,23 +2208,34 @@ static void run_deliver(void)
 				c.period = (__u64)c.nt * 1000000000ULL / rate;
 			c.window = kind ? (__u64)window_ms * 1000000ULL :
 					  (__u64)c.nt * 1000000000ULL / rate;
+			for (a = 0; a < NDELIV; a++)
+				if (impl_wanted(deliv_names[a]))
+					active[na++] = a;
 			for (r = 0; r < reps; r++)
-				for (j = 0; j < 2; j++) {
+				for (j = 0; j < na; j++) {
 					struct dres d;
+					int ret;
 
-					a = (j + r) % 2;
-					if (!listed(impls, names[a]))
+					a = active[rep_order(r, j, na)];
+					if (skipped[a])
 						continue;
-					if (a ? deliver_timerfd(&c, &d) : deliver_twheel(&c, &d))
+					insn_impl = deliv_names[a];
+					ret = deliver_one(a, &c, &d);
+					if (ret > 0) {
+						printf(PFX "note: deliver %s: %s\n", deliv_names[a],
+						       "not supported by this kernel, skipped");
+						skipped[a] = true;
+					}
+					if (ret)
 						continue;
 					cpu[a][ok[a]] = d.cpu;
 					busy[a][ok[a]] = d.busy;
 					ok[a]++;
 				}
-			for (a = 0; a < 2; a++) {
-				emit("deliver", names[a], rate,
+			for (a = 0; a < NDELIV; a++) {
+				emit("deliver", deliv_names[a], rate,
 				     kind ? "periodic_cpu" : "oneshot_cpu", cpu[a], ok[a]);
-				emit("deliver", names[a], rate,
+				emit("deliver", deliv_names[a], rate,
 				     kind ? "periodic_busy" : "oneshot_busy", busy[a], ok[a]);
 			}
 		}
@@ -1600,10 +2270,10 @@ static void raise_limits(unsigned long nmax)
 	(void)buf;
 }
 
-#define NIMPL 8
+#define NIMPL 9
 static const char *const impl_names[NIMPL] = {
 	"twheel", "twheel_b64", "twheel_b4096", "timerfd", "posix", "io_uring",
-	"twheel_uring", "twheel_uring_b4096"
+	"twheel_uring", "twheel_uring_b4096", "uheap"
 };
 
 /* twheel_b4096 with each batch submitted through an SQE128/CQE32 ring. */
@@ -1643,8 +2313,10 @@ static int run_one(int a, struct work *w, struct runopts o, struct result *res)
 		return run_uring(w, o, res);
 	case 6:
 		return run_twheel_uring(w, o, res);
-	default:
+	case 7:
 		return run_twheel_uring_b(w, o, res);
+	default:
+		return run_uheap(w, o, res);
 	}
 }
 
@@ -1855,7 +2527,8 @@ int main(int argc, char **argv)
 		if (ns_list[k] > nmax)
 			nmax = ns_list[k];
 	raise_limits(nmax);
-	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls, reps, settle_s);
+	printf(PFX "start: impls=%s reps=%u settle=%us\n", impls ? impls : "all", reps,
+	       settle_s);
 	if (listed(suites, "prims")) {
 		run_prims();
 		run_page_chase();
@@ -1869,7 +2542,7 @@ int main(int argc, char **argv)
 		if (!n)
 			continue;
 		for (a = 0; a < NIMPL; a++) {
-			if (!listed(impls, impl_names[a]))
+			if (!impl_wanted(impl_names[a]))
 				continue;
 			if (a == 4 && n > posix_max) {
 				printf(PFX "note: posix skipped at N=%lu (> -p %lu)\n",

@@ -602,6 +602,99 @@ static void test_uring(void)
 	   "libtwheel_uring_cqe_handle reads big_cqe[0]");
 }
 
+/*
+ * The io_uring helpers pass the program's sizes (the grown-header canary,
+ * as test_sizes() for the ioctls): the spec in the SQE is the program's,
+ * nothing of the bytes after it in the program's memory, and the records'
+ * stride is the program's, whatever the library was built with.
+ */
+static void test_uring_sizes(void)
+{
+	struct {
+		struct twheel_timer_spec spec;
+		unsigned char canary[64];
+	} s;
+	struct {
+		struct twheel_timer_spec spec;
+		uint64_t grown[2];
+		unsigned char canary[64];
+	} big;
+	struct twheel_batch_op ops[2];
+	union {
+		struct io_uring_sqe sqe;
+		uint8_t bytes[128];
+	} u;
+	const struct twheel_arm *arm = (const void *)u.sqe.cmd;
+	const struct twheel_batch *bat = (const void *)u.sqe.cmd;
+	const size_t cmd = offsetof(struct io_uring_sqe, cmd);
+	size_t end = cmd + 16 + sizeof(s.spec), i;
+	bool beyond_zero = true;
+	int ret;
+
+	memset(&s, CANARY, sizeof(s));
+	s.spec = (struct twheel_timer_spec){ .expires = 5, .cookie = 9 };
+	ret = libtwheel_uring_prep_arm(&u.sqe, 7, &s.spec);
+	for (i = end; i < sizeof(u); i++)
+		beyond_zero &= !u.bytes[i];
+	ok(ret == 0 && arm->size == 16 + sizeof(s.spec) && arm->spec.cookie == 9 &&
+	   beyond_zero,
+	   "libtwheel_uring_prep_arm: the program's spec size, nothing beyond the spec read");
+	beyond_zero = true;
+	ret = libtwheel_uring_prep_modify(&u.sqe, 7, 42, &s.spec);
+	for (i = end; i < sizeof(u); i++)
+		beyond_zero &= !u.bytes[i];
+	ok(ret == 0 && arm->size == 16 + sizeof(s.spec) && beyond_zero,
+	   "libtwheel_uring_prep_modify: the program's spec size");
+	beyond_zero = true;
+	ret = libtwheel_uring_prep_arm_expiry(&u.sqe, 7, &s.spec, NULL);
+	for (i = end; i < sizeof(u); i++)
+		beyond_zero &= !u.bytes[i];
+	ok(ret == 0 && arm->size == 16 + sizeof(s.spec) &&
+	   arm->flags == TWHEEL_ARM_URING_EXPIRY && beyond_zero,
+	   "libtwheel_uring_prep_arm_expiry: the program's spec size");
+	ret = libtwheel_uring_prep_batch(&u.sqe, 7, ops, 2);
+	ok(ret == 0 && bat->op_size == sizeof(ops[0]) && bat->count == 2,
+	   "libtwheel_uring_prep_batch: the program's record size");
+
+	/* a program built with a larger header than the library's */
+	memset(&big, CANARY, sizeof(big));
+	big.spec = s.spec;
+	memset(big.grown, 0, sizeof(big.grown));
+	end = cmd + 16 + sizeof(big.spec) + sizeof(big.grown);
+	beyond_zero = true;
+	ret = libtwheel_uring_prep_arm_sz(&u.sqe, 7, &big.spec,
+					  sizeof(big.spec) + sizeof(big.grown));
+	for (i = end; i < sizeof(u); i++)
+		beyond_zero &= !u.bytes[i];
+	ok(ret == 0 && arm->size == 16 + sizeof(big.spec) + sizeof(big.grown) &&
+	   !memcmp(u.bytes + cmd + 16 + sizeof(big.spec), big.grown, sizeof(big.grown)) &&
+	   beyond_zero,
+	   "libtwheel_uring_prep_arm_sz: a larger spec goes into the SQE whole");
+	ret = libtwheel_uring_prep_batch_sz(&u.sqe, 7, ops, 2, 72);
+	ok(ret == 0 && bat->op_size == 72, "libtwheel_uring_prep_batch_sz: a larger record");
+
+	/* out of range: -EINVAL, and an SQE the kernel fails with EINVAL */
+	memset(&u, 0xa5, sizeof(u));
+	ret = libtwheel_uring_prep_arm_sz(&u.sqe, 7, &big.spec, 32);
+	ok(ret == -EINVAL && u.sqe.opcode == IORING_OP_URING_CMD &&
+	   u.sqe.cmd_op == TWHEEL_IOC_ARM && arm->size == 0,
+	   "libtwheel_uring_prep_arm_sz: a spec below 40 bytes is -EINVAL, the SQE's size 0");
+	memset(&u, 0xa5, sizeof(u));
+	ret = libtwheel_uring_prep_modify_sz(&u.sqe, 7, 1, &big.spec,
+					     TWHEEL_URING_CMD_SIZE_MAX - 16 + 8);
+	ok(ret == -EINVAL && arm->size == 0 && u.sqe.addr == 0,
+	   "libtwheel_uring_prep_modify_sz: a spec beyond the command area is -EINVAL");
+	memset(&u, 0xa5, sizeof(u));
+	ret = libtwheel_uring_prep_arm_expiry_sz(&u.sqe, 7, &big.spec, 72, &big.grown[0]);
+	ok(ret == -EINVAL && arm->size == 0 && u.sqe.addr == 0,
+	   "libtwheel_uring_prep_arm_expiry_sz: -EINVAL leaves no handle address");
+	ok(libtwheel_uring_prep_batch_sz(&u.sqe, 7, ops, 2, 48) == -EINVAL &&
+	   bat->size == 0 &&
+	   libtwheel_uring_prep_batch_sz(&u.sqe, 7, ops, 2, TWHEEL_STRUCT_SIZE_MAX + 1) ==
+	   -EINVAL,
+	   "libtwheel_uring_prep_batch_sz: a record size out of range is -EINVAL");
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -611,6 +704,7 @@ int main(void)
 	test_split();
 	test_short_counts();
 	test_uring();
+	test_uring_sizes();
 	printf("1..%d\n", tests);
 	/* The plain summary line that make check adds up. */
 	printf("%d passed, %d failed\n", tests - failures, failures);

@@ -567,9 +567,9 @@ ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 /*
  * io_uring: the ioctl's structure in the SQE's command area (80 bytes of
  * an SQE128), whose layout <linux/io_uring.h> gives as liburing's does.
- * Built at ABI version 2's first sizes, never the library's own (see
- * "Structure sizes" in libtwheel.h): the spec's first 40 bytes, records
- * of 56.  The kernel zero-extends them.
+ * Built at the caller's sizes (the _sz functions), never the library's
+ * own (see "Structure sizes" in libtwheel.h); libtwheel 1.2's unsized
+ * symbols pass ABI version 2's first ones.  The kernel zero-extends them.
  */
 #define LIBTWHEEL_HDR_SIZE	16	/* size, flags, out_handle or handle */
 #define LIBTWHEEL_CANCEL_SIZE_V2	24
@@ -583,39 +583,75 @@ static void uring_prep(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op)
 	sqe->cmd_op = cmd_op;
 }
 
-/* ARM or MODIFY: size, flags, a handle (0 for ARM), the spec. */
-static void uring_prep_spec(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
-			    uint32_t flags, uint64_t handle,
-			    const struct twheel_timer_spec *spec)
+/*
+ * ARM or MODIFY: size, flags, a handle (0 for ARM), the spec.  A spec of
+ * a size out of range leaves the command's size 0, which the kernel
+ * completes with EINVAL.
+ */
+static int uring_prep_spec(struct io_uring_sqe *sqe, int fd, uint32_t cmd_op,
+			   uint32_t flags, uint64_t handle,
+			   const struct twheel_timer_spec *spec, size_t spec_size)
 {
-	uint32_t size = LIBTWHEEL_HDR_SIZE + LIBTWHEEL_SPEC_SIZE_V2;
+	uint32_t size = (uint32_t)(LIBTWHEEL_HDR_SIZE + spec_size);
 
 	uring_prep(sqe, fd, cmd_op);
+	if (!libtwheel_size_ok(spec_size, LIBTWHEEL_SPEC_SIZE_V2) ||
+	    spec_size > TWHEEL_URING_CMD_SIZE_MAX - LIBTWHEEL_HDR_SIZE)
+		return -EINVAL;
 	memcpy(sqe->cmd, &size, 4);
 	memcpy(sqe->cmd + 4, &flags, 4);
 	memcpy(sqe->cmd + 8, &handle, 8);
-	memcpy(sqe->cmd + LIBTWHEEL_HDR_SIZE, spec, LIBTWHEEL_SPEC_SIZE_V2);
+	memcpy(sqe->cmd + LIBTWHEEL_HDR_SIZE, spec, spec_size);
+	return 0;
+}
+
+int libtwheel_uring_prep_arm_sz(struct io_uring_sqe *sqe, int fd,
+				const struct twheel_timer_spec *spec,
+				size_t spec_size)
+{
+	return uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, 0, 0, spec, spec_size);
 }
 
 void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
 			      const struct twheel_timer_spec *spec)
 {
-	uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, 0, 0, spec);
+	libtwheel_uring_prep_arm_sz(sqe, fd, spec, LIBTWHEEL_SPEC_SIZE_V2);
+}
+
+int libtwheel_uring_prep_arm_expiry_sz(struct io_uring_sqe *sqe, int fd,
+				       const struct twheel_timer_spec *spec,
+				       size_t spec_size, uint64_t *handle)
+{
+	int ret = uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, TWHEEL_ARM_URING_EXPIRY,
+				  0, spec, spec_size);
+
+	if (!ret)
+		sqe->addr = (uintptr_t)handle;
+	return ret;
 }
 
 void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe, int fd,
 				     const struct twheel_timer_spec *spec,
 				     uint64_t *handle)
 {
-	uring_prep_spec(sqe, fd, TWHEEL_IOC_ARM, TWHEEL_ARM_URING_EXPIRY, 0, spec);
-	sqe->addr = (uintptr_t)handle;
+	libtwheel_uring_prep_arm_expiry_sz(sqe, fd, spec, LIBTWHEEL_SPEC_SIZE_V2,
+					   handle);
+}
+
+int libtwheel_uring_prep_modify_sz(struct io_uring_sqe *sqe, int fd,
+				   uint64_t handle,
+				   const struct twheel_timer_spec *spec,
+				   size_t spec_size)
+{
+	return uring_prep_spec(sqe, fd, TWHEEL_IOC_MODIFY, 0, handle, spec,
+			       spec_size);
 }
 
 void libtwheel_uring_prep_modify(struct io_uring_sqe *sqe, int fd,
 				 uint64_t handle,
 				 const struct twheel_timer_spec *spec)
 {
-	uring_prep_spec(sqe, fd, TWHEEL_IOC_MODIFY, 0, handle, spec);
+	libtwheel_uring_prep_modify_sz(sqe, fd, handle, spec, LIBTWHEEL_SPEC_SIZE_V2);
 }
 
 void libtwheel_uring_prep_cancel(struct io_uring_sqe *sqe, int fd,
@@ -628,8 +664,9 @@ void libtwheel_uring_prep_cancel(struct io_uring_sqe *sqe, int fd,
 	memcpy(sqe->cmd + 8, &handle, 8);
 }
 
-void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe, int fd,
-				struct twheel_batch_op *ops, uint32_t count)
+int libtwheel_uring_prep_batch_sz(struct io_uring_sqe *sqe, int fd,
+				  struct twheel_batch_op *ops, uint32_t count,
+				  size_t op_size)
 {
 	struct {
 		uint32_t size, flags;
@@ -639,11 +676,20 @@ void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe, int fd,
 		.size = LIBTWHEEL_BATCH_SIZE_V2,
 		.ops = (uintptr_t)ops,
 		.count = count,
-		.op_size = LIBTWHEEL_OP_SIZE_V2,
+		.op_size = (uint32_t)op_size,
 	};
 
 	uring_prep(sqe, fd, TWHEEL_IOC_BATCH);
+	if (!libtwheel_size_ok(op_size, LIBTWHEEL_OP_SIZE_V2))
+		return -EINVAL;
 	memcpy(sqe->cmd, &b, sizeof(b));
+	return 0;
+}
+
+void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe, int fd,
+				struct twheel_batch_op *ops, uint32_t count)
+{
+	libtwheel_uring_prep_batch_sz(sqe, fd, ops, count, LIBTWHEEL_OP_SIZE_V2);
 }
 
 uint64_t libtwheel_uring_cqe_handle(const struct io_uring_cqe *cqe)

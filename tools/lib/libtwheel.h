@@ -480,14 +480,42 @@ static inline ssize_t libtwheel_batch_submit(int fd, struct libtwheel_batch *b)
 
 /*
  * The kernel's (and liburing's) SQE and CQE; libtwheel needs no liburing,
- * and a program may use any io_uring library or none.  The helpers put
- * the structures in the SQE at ABI version 2's first sizes: a field that
- * a later header adds to struct twheel_timer_spec does not reach the
- * kernel through them (sized variants, as libtwheel_arm_sz(), are still
- * to come).
+ * and a program may use any io_uring library or none.  As for the ioctls
+ * (see "Structure sizes" above), the helpers that put a struct
+ * twheel_timer_spec or batch records in an SQE are inline wrappers that
+ * pass the sizes the program was compiled with to a
+ * libtwheel_uring_prep_*_sz() function (symbol version LIBTWHEEL_1.3);
+ * libtwheel 1.2's unsized symbols stay, with ABI version 2's first
+ * sizes.  A spec must fit the SQE's command area after the command's
+ * 16-byte head (TWHEEL_URING_CMD_SIZE_MAX - 16 = 64 bytes).
  */
 struct io_uring_sqe;
 struct io_uring_cqe;
+
+/*
+ * The sized helpers behind the inline ones below: @spec_size is the size
+ * of the caller's struct twheel_timer_spec (at least ABI version 2's
+ * first, 40, and at most 64), @op_size that of its batch records (at
+ * least 56, at most TWHEEL_STRUCT_SIZE_MAX).  Return: 0, or -EINVAL for
+ * a size out of range; the SQE is then still filled, as a command of
+ * size 0 that the kernel completes with -EINVAL, so that an SQE already
+ * taken from the ring never goes out half prepared.
+ */
+LIBTWHEEL_EXPORT int libtwheel_uring_prep_arm_sz(struct io_uring_sqe *sqe, int fd,
+						 const struct twheel_timer_spec *spec,
+						 size_t spec_size);
+LIBTWHEEL_EXPORT int libtwheel_uring_prep_arm_expiry_sz(struct io_uring_sqe *sqe,
+							int fd,
+							const struct twheel_timer_spec *spec,
+							size_t spec_size,
+							uint64_t *handle);
+LIBTWHEEL_EXPORT int libtwheel_uring_prep_modify_sz(struct io_uring_sqe *sqe,
+						    int fd, uint64_t handle,
+						    const struct twheel_timer_spec *spec,
+						    size_t spec_size);
+LIBTWHEEL_EXPORT int libtwheel_uring_prep_batch_sz(struct io_uring_sqe *sqe,
+						   int fd, struct twheel_batch_op *ops,
+						   uint32_t count, size_t op_size);
 
 /**
  * libtwheel_uring_prep_arm() - prepare an SQE that arms a timer
@@ -502,9 +530,21 @@ struct io_uring_cqe;
  * io_uring_prep_*() calls.  The completion's res is 0 or a negative errno
  * (those of libtwheel_arm()); libtwheel_uring_cqe_handle() reads the new
  * timer's handle from it.
+ *
+ * Return: 0, or -EINVAL if the program's struct twheel_timer_spec does
+ * not fit the SQE (the SQE then fails with -EINVAL; see the sized
+ * helpers above).  libtwheel 1.2's symbol returned nothing.
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
 					       const struct twheel_timer_spec *spec);
+#else
+static inline int libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
+					   const struct twheel_timer_spec *spec)
+{
+	return libtwheel_uring_prep_arm_sz(sqe, fd, spec, sizeof(*spec));
+}
+#endif
 
 /**
  * libtwheel_uring_prep_arm_expiry() - prepare an ARM that completes at expiry
@@ -518,11 +558,24 @@ LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm(struct io_uring_sqe *sqe, int fd,
  * TWHEEL_FEATURE_URING_EXPIRY first: 6.7 and later): the completion comes
  * when the timer fires, res 0 and the fire time in big_cqe[0], or with
  * -ECANCELED when it is cancelled or the ring is torn down.
+ *
+ * Return: as libtwheel_uring_prep_arm().
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe,
 						      int fd,
 						      const struct twheel_timer_spec *spec,
 						      uint64_t *handle);
+#else
+static inline int libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe,
+						  int fd,
+						  const struct twheel_timer_spec *spec,
+						  uint64_t *handle)
+{
+	return libtwheel_uring_prep_arm_expiry_sz(sqe, fd, spec, sizeof(*spec),
+						  handle);
+}
+#endif
 
 /**
  * libtwheel_uring_prep_modify() - prepare an SQE that re-arms a timer
@@ -533,10 +586,21 @@ LIBTWHEEL_EXPORT void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe,
  *
  * As libtwheel_uring_prep_arm(), with TWHEEL_IOC_MODIFY; res is 0 or a
  * negative errno (those of libtwheel_modify()).
+ *
+ * Return: as libtwheel_uring_prep_arm().
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT void libtwheel_uring_prep_modify(struct io_uring_sqe *sqe,
 						  int fd, uint64_t handle,
 						  const struct twheel_timer_spec *spec);
+#else
+static inline int libtwheel_uring_prep_modify(struct io_uring_sqe *sqe,
+					      int fd, uint64_t handle,
+					      const struct twheel_timer_spec *spec)
+{
+	return libtwheel_uring_prep_modify_sz(sqe, fd, handle, spec, sizeof(*spec));
+}
+#endif
 
 /**
  * libtwheel_uring_prep_cancel() - prepare an SQE that cancels a timer
@@ -555,19 +619,31 @@ LIBTWHEEL_EXPORT void libtwheel_uring_prep_cancel(struct io_uring_sqe *sqe,
  * libtwheel_uring_prep_batch() - prepare an SQE that submits a batch
  * @sqe:   a 128-byte SQE (IORING_SETUP_SQE128)
  * @fd:    the file
- * @ops:   @count records of ABI version 2's first size (56 bytes: the
- *         SQE says so), their out_result zeroed; they must stay where
- *         they are until the completion
+ * @ops:   @count records of the program's struct twheel_batch_op (the
+ *         SQE says their size), their out_result zeroed; they must stay
+ *         where they are until the completion
  * @count: at most out_max_batch of libtwheel_api()
  *
  * As libtwheel_uring_prep_arm(), with TWHEEL_IOC_BATCH: res is the number
  * of records processed, or a negative errno when none was, as the ioctl
  * returns; on a CQE32 ring libtwheel_uring_cqe_handle() gives out_failed.
  * The records' out_result and handle are written as by the ioctl.
+ *
+ * Return: 0 (-EINVAL only from libtwheel_uring_prep_batch_sz(), for a
+ * record size out of range).
  */
+#ifdef LIBTWHEEL_BUILDING
 LIBTWHEEL_EXPORT void libtwheel_uring_prep_batch(struct io_uring_sqe *sqe,
 						 int fd, struct twheel_batch_op *ops,
 						 uint32_t count);
+#else
+static inline int libtwheel_uring_prep_batch(struct io_uring_sqe *sqe,
+					     int fd, struct twheel_batch_op *ops,
+					     uint32_t count)
+{
+	return libtwheel_uring_prep_batch_sz(sqe, fd, ops, count, sizeof(*ops));
+}
+#endif
 
 /**
  * libtwheel_uring_cqe_handle() - the output of a command's completion

@@ -18,7 +18,8 @@
 # (no VM: dpkg-buildpackage, lintian and DKMS builds, here to take them
 # off lane 1's critical path), then Debian sid's kernel (its modules
 # built in a sid chroot, the selftest plan in a VM of it; cold, the
-# chroot first):
+# chroot first), and last the engines in user space (wheel-fuzz and
+# engines-bench, below: lane 2 had become the longer one):
 #   lane 1 (the host and the stock kernels)
 #     lint        make lint
 #     docs        make docs (Sphinx, warnings are errors; the C snippets compiled)
@@ -47,13 +48,14 @@
 #                 move between bases keeps its CPU with migrate_disable()
 #                 and the base locks sleep); these two here, where they
 #                 even out the lanes
+#   lane 3, last
 #     wheel-fuzz  the engines built in userspace (tests/engines):
 #                 corpus replay (and its decoding by gcc and clang
 #                 builds compared) and 10 s of libFuzzer on every engine, a
 #                 seconds-long native benchmark run and the callgrind gate
 #                 on the default engine's start + cancel (engines-bench,
-#                 bench/engines/insn.sh); here for the same reason
-# Each lane's output (lane 3: the kcsan modules) goes to
+#                 bench/engines/insn.sh)
+# Each lane's output (lane 3: the kcsan modules, deb, sid, the engines) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
 # TWHEEL_CHECK_JOBS=1 runs the lanes one after the other, printing as it
@@ -95,8 +97,6 @@ lane2() {
 	step insn-smoke make --no-print-directory -C bench insn-smoke
 	TWHEEL_ROBUST_PLANS=hotplug step "hotplug" tests/vm/robust.sh \
 		stock612 rt61 rt612
-	step wheel-fuzz make --no-print-directory -C tests/engines smoke
-	step engines-bench make --no-print-directory -C bench/engines smoke
 }
 
 # The kcsan modules, under the lock that vm-run.sh takes to build them;
@@ -105,13 +105,16 @@ lane2() {
 # check-sid adds the userland built with sid's gcc and the DKMS check),
 # at the same priority: warm, this lane is otherwise idle after its first
 # seconds, and cold the chroot (debootstrap, 1-4 minutes) is made here
-# rather than before the lanes.  TWHEEL_CHECK_SID=0 leaves sid out.
+# rather than before the lanes.  TWHEEL_CHECK_SID=0 leaves sid out.  The
+# engines' steps last, at normal priority: seconds of the host's CPU.
 lane3() {
 	step "modules kcsan" with_build_lock modules-kcsan \
 		nice -n 19 tests/vm/build-modules.sh kcsan
 	step deb nice -n 19 make --no-print-directory deb-check
 	[[ ${TWHEEL_CHECK_SID:-1} == 0 ]] ||
 		step "sid" nice -n 19 scripts/sid-check.sh --quick
+	step wheel-fuzz make --no-print-directory -C tests/engines smoke
+	step engines-bench make --no-print-directory -C bench/engines smoke
 }
 
 # Run lane $1 in a subshell, its output to build/check-lane$1.log and its

@@ -153,6 +153,14 @@ start=$SECONDS
 "$TWHEEL_ROOT/scripts/deps.sh" all
 STEP_REPORT+=("$(printf '%-28s %4d s' deps $((SECONDS - start)))")
 
+# Cold, sid's image and chroot are mostly downloads and unpacking: fetch
+# them while the modules step builds the debug kernel (sid's step, in lane
+# 3, takes the same lock and finds them ready, or reports the failure).
+if [[ ${TWHEEL_CHECK_SID:-1} != 0 ]]; then
+	mkdir -p "$TWHEEL_BUILD"
+	nice -n 19 tests/vm/kernels.sh prepare sid \
+		>"$TWHEEL_BUILD/check-sid-prepare.log" 2>&1 </dev/null &
+fi
 step modules tests/vm/build-modules.sh stock61 stock612 debug rt61 rt612
 step tools make --no-print-directory -C tools check
 

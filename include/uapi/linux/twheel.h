@@ -197,6 +197,8 @@ enum {
 #define TWHEEL_FEATURE_URING_CMD	(1ULL << 8)
 /* TWHEEL_ARM_URING_EXPIRY: an io_uring ARM completes at the expiry */
 #define TWHEEL_FEATURE_URING_EXPIRY	(1ULL << 9)
+/* a periodic ARM as a multishot command: a CQE per expiry */
+#define TWHEEL_FEATURE_URING_MSHOT	(1ULL << 10)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)

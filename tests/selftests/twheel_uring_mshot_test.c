@@ -24,7 +24,7 @@
 
 /* 6.18's flag; liburing 2.3 (Debian 12) does not name it. */
 #ifndef IORING_URING_CMD_MULTISHOT
-#define IORING_URING_CMD_MULTISHOT	(1U << 1)
+#define IORING_URING_CMD_MULTISHOT	2U	/* bit 1 */
 #endif
 
 /* How long a test waits for a completion that must come. */
@@ -225,7 +225,7 @@ static int next_record(struct __test_metadata *_metadata,
 		       uint64_t ud, struct twheel_event *ev, int *res)
 {
 	struct io_uring_cqe *cqe;
-	int bid = NBUF, more;
+	int bid = NBUF, more, ret = 0;
 
 	for (;;) {
 		if (wait_cqe(ring, &cqe))
@@ -247,9 +247,9 @@ static int next_record(struct __test_metadata *_metadata,
 			*ev = bufs[bid];
 	}
 	io_uring_cqe_seen(ring, cqe);
-	if (bid < NBUF && give_back) {
-		EXPECT_EQ(0, provide_nowait(ring, &bufs[bid], EV_SIZE, 1, bid));
-	}
+	if (bid < NBUF && give_back)
+		ret = provide_nowait(ring, &bufs[bid], EV_SIZE, 1, bid);
+	EXPECT_EQ(0, ret);
 	return more;
 }
 
@@ -566,11 +566,9 @@ TEST_F(mshot, cancel_races_expiries)
 			c.handle = handles[i];
 			ret = ioctl(self->fd, TWHEEL_IOC_CANCEL, &c);
 			/* or it ran out of buffers first: ENOBUFS below */
-			if (ret) {
-				EXPECT_EQ(ENOENT, errno);
-			} else {
-				EXPECT_EQ(TWHEEL_CANCEL_PENDING, c.out_status);
-			}
+			EXPECT_EQ(ret ? ENOENT : 0, ret ? errno : 0);
+			EXPECT_EQ(ret ? 0 : TWHEEL_CANCEL_PENDING,
+				  ret ? 0 : c.out_status);
 			cancelled[i] = !ret;
 		}
 		/* reap, giving buffers back; at the end, all that must come */
@@ -599,11 +597,8 @@ TEST_F(mshot, cancel_races_expiries)
 	}
 	ASSERT_EQ(N, done);
 	for (i = 0; i < N; i++) {
-		if (cancelled[i]) {
-			EXPECT_EQ(-ECANCELED, res[i]) TH_LOG("command %d", i);
-		} else {
-			EXPECT_EQ(-ENOBUFS, res[i]) TH_LOG("command %d", i);
-		}
+		EXPECT_EQ(cancelled[i] ? -ECANCELED : -ENOBUFS, res[i])
+			TH_LOG("command %d", i);
 		nc += cancelled[i];
 	}
 	TH_LOG("%d of %d cancelled, the rest ran out of buffers", nc, N);

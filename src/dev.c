@@ -733,8 +733,17 @@ static enum twheel_mode twheel_spec_mode(const struct twheel_timer_spec *spec)
 static ktime_t twheel_timens_offset(clockid_t clockid)
 {
 #ifdef CONFIG_TIME_NS
-	struct timens_offsets *o = &current->nsproxy->time_ns->offsets;
+	struct nsproxy *ns = current->nsproxy;
+	struct timens_offsets *o;
 
+	/*
+	 * An exiting task has left its namespaces before it runs its last
+	 * task work, io_uring's completions among them: nobody reads
+	 * those times any more, give them in the host's clock.
+	 */
+	if (!ns)
+		return 0;
+	o = &ns->time_ns->offsets;
 	return timespec64_to_ktime(clockid == CLOCK_BOOTTIME ? o->boottime :
 							       o->monotonic);
 #else

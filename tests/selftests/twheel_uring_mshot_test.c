@@ -534,6 +534,51 @@ TEST_F(mshot, teardown_with_armed)
 }
 
 /*
+ * Children that exit while their commands fire: the last task work of a
+ * task runs after it left its namespaces (do_exit()), and a record
+ * posted then must not look for the task's time namespace (it did, and
+ * oopsed on the NULL nsproxy).  20 children, 100 commands each due at
+ * once with 1 ms periods, each child spinning 2 ms in user space so
+ * that expiries keep queueing task work up to its exit.
+ */
+TEST_F(mshot, exit_while_firing)
+{
+	enum { N = 100, CHILDREN = 20 };
+	struct io_uring ring;
+	int c, i, status;
+	uint64_t end;
+	pid_t pid;
+
+	if (!has_mshot(&self->api))
+		SKIP(return, NO_MSHOT);
+	for (c = 0; c < CHILDREN; c++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			if (io_uring_queue_init(256, &ring, IORING_SETUP_SQE128 |
+						IORING_SETUP_CQE32))
+				_exit(2);
+			if (provide(&ring, self->bufs, EV_SIZE, NBUF, 0))
+				_exit(3);
+			for (i = 0; i < N; i++)
+				if (mshot_prep(&ring, self->fd, now_ns(),
+					       NSEC_PER_MSEC, i, NULL, true))
+					_exit(4);
+			if (submit_all(&ring))
+				_exit(5);
+			end = now_ns() + 2 * NSEC_PER_MSEC;
+			while (now_ns() < end)
+				;
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("child %d: status %#x", c, status);
+	}
+	ASSERT_EQ(0, wait_timers(self->fd, 0));
+}
+
+/*
  * CANCELs racing expiries: 100 commands with 1 ms periods, cancelled
  * one by one while they fire, their buffers given back as the records
  * are reaped.  Each ends exactly once and nothing of it comes after its

@@ -112,6 +112,17 @@ static void fn##_tw(struct io_uring_cmd *ioucmd, unsigned int issue_flags) \
 #ifdef IORING_URING_CMD_CANCELABLE
 #define TWHEEL_HAVE_URING_EXPIRY	1
 #endif
+
+/*
+ * Multishot uring_cmd (6.18 on; sid's 7.2 has it): one command posts a
+ * CQE per event into a provided buffer it selects
+ * (io_uring_cmd_buffer_select(), io_uring_mshot_cmd_post_cqe()), which
+ * is how a periodic timer's expiries reach the ring.  The uapi flag
+ * came with the two functions.
+ */
+#if defined(TWHEEL_HAVE_URING_EXPIRY) && defined(IORING_URING_CMD_MULTISHOT)
+#define TWHEEL_HAVE_URING_MSHOT	1
+#endif
 #endif /* CONFIG_IO_URING */
 
 #endif /* _TWHEEL_COMPAT_H */

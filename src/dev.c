@@ -467,6 +467,16 @@ static bool twheel_uring_drop(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 	return false;
 }
 #endif
+#ifdef TWHEEL_HAVE_URING_MSHOT
+static bool twheel_uring_mshot_fired(struct twheel_ctx *ctx,
+				     struct twheel_utimer *ut);
+#else
+static bool twheel_uring_mshot_fired(struct twheel_ctx *ctx,
+				     struct twheel_utimer *ut)
+{
+	return false;
+}
+#endif
 
 static void twheel_utimer_fire(struct twheel_timer *timer)
 {
@@ -474,10 +484,15 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 	struct twheel_ctx *ctx = twheel_ut_chunk(ut)->ctx;
 	struct twheel_uperiodic *p = NULL;
 	ktime_t expires = 0, now = 0;
-	bool wake = false;
+	bool wake = false, fresh;
 
-	/* set while the timer was stopped, as TWHEEL_UT_PERIODIC is */
-	if (ut->flags & TWHEEL_UT_URING) {
+	/*
+	 * Set while the timer was stopped, as TWHEEL_UT_PERIODIC is.  A
+	 * periodic one is a multishot command's: its expiries are recorded
+	 * as read()'s are, but for the command instead of the ready list.
+	 */
+	if ((ut->flags & (TWHEEL_UT_URING | TWHEEL_UT_PERIODIC)) ==
+	    TWHEEL_UT_URING) {
 		twheel_uring_expired(ctx, ut);
 		return;
 	}
@@ -492,15 +507,21 @@ static void twheel_utimer_fire(struct twheel_timer *timer)
 	}
 
 	spin_lock(&ctx->lock);
-	if (!ut->queued) {
+	if (ut->flags & TWHEEL_UT_URING)
+		fresh = twheel_uring_mshot_fired(ctx, ut);
+	else
+		fresh = !ut->queued;
+	if (fresh) {
 		if (p) {
 			p->ev_expires = expires;
 			p->ev_fired = now;
 			p->overrun = 0;
 		}
 		/* See "Events" above: who could still be waiting for it. */
-		wake = !ctx->ready_head || ctx->polled;
-		twheel_ready_add(ctx, ut);
+		if (!(ut->flags & TWHEEL_UT_URING)) {
+			wake = !ctx->ready_head || ctx->polled;
+			twheel_ready_add(ctx, ut);
+		}
 	} else if (p) {
 		p->overrun++;
 	}
@@ -712,8 +733,17 @@ static enum twheel_mode twheel_spec_mode(const struct twheel_timer_spec *spec)
 static ktime_t twheel_timens_offset(clockid_t clockid)
 {
 #ifdef CONFIG_TIME_NS
-	struct timens_offsets *o = &current->nsproxy->time_ns->offsets;
+	struct nsproxy *ns = current->nsproxy;
+	struct timens_offsets *o;
 
+	/*
+	 * An exiting task has left its namespaces before it runs its last
+	 * task work, io_uring's completions among them: nobody reads
+	 * those times any more, give them in the host's clock.
+	 */
+	if (!ns)
+		return 0;
+	o = &ns->time_ns->offsets;
 	return timespec64_to_ktime(clockid == CLOCK_BOOTTIME ? o->boottime :
 							       o->monotonic);
 #else
@@ -946,6 +976,9 @@ static void twheel_fill_api(struct twheel_ctx *ctx, u32 *abi, u32 *event_size,
 		*features |= TWHEEL_FEATURE_URING_CMD;
 #ifdef TWHEEL_HAVE_URING_EXPIRY
 	*features |= TWHEEL_FEATURE_URING_EXPIRY;
+#endif
+#ifdef TWHEEL_HAVE_URING_MSHOT
+	*features |= TWHEEL_FEATURE_URING_MSHOT;
 #endif
 	switch (st.engine) {
 	case TWHEEL_ENGINE_SCHEME6:
@@ -2261,8 +2294,11 @@ static int twheel_uring_copy_in(const struct twheel_ioctl_op *op, void *buf,
  * @ctx:    the file
  * @handle: its timer, 0 until armed
  * @fired:  when it fired, for the completion
- * @res:    the completion's res
+ * @res:    the completion's res; multishot: the final one, 0 until the
+ *          command ends (under @ctx->lock)
+ * @group:  multishot: the provided-buffer group of the records
  * @free:   the completion frees the timer (it fired)
+ * @mshot:  TWHEEL_MSHOT_* bits (under @ctx->lock)
  *
  * In the command's own pdu: it lives as long as the command.
  */
@@ -2271,8 +2307,15 @@ struct twheel_uring_pdu {
 	u64 handle;
 	u64 fired;
 	s32 res;
-	bool free;
+	u16 group;
+	u8 free;
+	u8 mshot;
 };
+
+/* struct twheel_uring_pdu mshot bits */
+#define TWHEEL_MSHOT_ON		BIT(0)	/* a multishot command */
+#define TWHEEL_MSHOT_TW		BIT(1)	/* its task work is queued or runs */
+#define TWHEEL_MSHOT_REC	BIT(2)	/* an expiry record waits for it */
 
 static struct twheel_uring_pdu *twheel_uring_pdu(struct io_uring_cmd *ioucmd)
 {
@@ -2298,6 +2341,8 @@ static void twheel_uring_expiry_prepare(struct io_uring_cmd *ioucmd,
 
 	pdu->ctx = ctx;
 	pdu->handle = 0;
+	pdu->res = 0;
+	pdu->mshot = 0;
 	if (issue_flags & IO_URING_F_UNLOCKED)
 		io_uring_cmd_mark_cancelable(ioucmd, issue_flags);
 }
@@ -2357,6 +2402,208 @@ static void twheel_uring_expired(struct twheel_ctx *ctx,
 	spin_unlock(&ctx->lock);
 }
 
+#ifdef TWHEEL_HAVE_URING_MSHOT
+/*
+ * Multishot ARM (IORING_URING_CMD_MULTISHOT, a periodic timer): every
+ * expiry is recorded in the timer's side entry as for read(), merged
+ * into the waiting record as an overrun if the task has not taken it
+ * yet, and the command's task work posts each record in a buffer of the
+ * SQE's group, with IORING_CQE_F_MORE.  One task work at a time
+ * (TWHEEL_MSHOT_TW): a request has one task-work node.  The command
+ * ends once, by whoever erases it from @ucmds (under @ctx->lock): a
+ * CANCEL, the ring's cancellation, or the task work itself when it has
+ * no buffer; @res says how, and the task work, or the ring's
+ * cancellation if none is queued, posts that final completion.
+ */
+static bool twheel_uring_is_mshot(const struct io_uring_cmd *ioucmd)
+{
+	return ioucmd->flags & IORING_URING_CMD_MULTISHOT;
+}
+
+static void twheel_uring_mshot_work(struct io_uring_cmd *ioucmd,
+				    unsigned int issue_flags);
+TWHEEL_DEFINE_URING_TW(twheel_uring_mshot_work);
+
+/* Queue the task work unless it is queued or running; @ctx->lock held. */
+static void twheel_uring_mshot_kick(struct io_uring_cmd *ioucmd,
+				    struct twheel_uring_pdu *pdu)
+{
+	if (pdu->mshot & TWHEEL_MSHOT_TW)
+		return;
+	pdu->mshot |= TWHEEL_MSHOT_TW;
+	io_uring_cmd_complete_in_task(ioucmd, twheel_uring_mshot_work_tw);
+}
+
+/*
+ * The timer's callback, @ctx->lock held: a record waits for the task
+ * work from now on.  Returns whether it is a new one (else the expiry is
+ * an overrun of the waiting one).
+ */
+static bool twheel_uring_mshot_fired(struct twheel_ctx *ctx,
+				     struct twheel_utimer *ut)
+{
+	struct io_uring_cmd *ioucmd = xa_load(&ctx->ucmds, twheel_ut_index(ut));
+	struct twheel_uring_pdu *pdu;
+
+	/* ended: the ender is stopping the timer */
+	if (!ioucmd)
+		return false;
+	pdu = twheel_uring_pdu(ioucmd);
+	if (pdu->mshot & TWHEEL_MSHOT_REC)
+		return false;
+	pdu->mshot |= TWHEEL_MSHOT_REC;
+	twheel_uring_mshot_kick(ioucmd, pdu);
+	return true;
+}
+
+/*
+ * End the multishot command of @ut, stopped, mutex held: unless another
+ * ender came first, it completes with @res, by its task work if that is
+ * queued, else by the caller if @now is given (*@now set), else by a
+ * task work queued here.  A waiting record is dropped, as a CANCEL
+ * withdraws read()'s event.  Returns whether this call ended it: then
+ * the caller frees the timer.
+ */
+static bool twheel_uring_mshot_end(struct twheel_ctx *ctx,
+				   struct twheel_utimer *ut, int res, bool *now)
+{
+	struct io_uring_cmd *ioucmd;
+	struct twheel_uring_pdu *pdu;
+
+	lockdep_assert_held(&ctx->mutex);
+	spin_lock_bh(&ctx->lock);
+	ioucmd = xa_erase(&ctx->ucmds, twheel_ut_index(ut));
+	if (ioucmd) {
+		pdu = twheel_uring_pdu(ioucmd);
+		pdu->res = res;
+		pdu->mshot &= ~TWHEEL_MSHOT_REC;
+		if (now && !(pdu->mshot & TWHEEL_MSHOT_TW)) {
+			pdu->mshot |= TWHEEL_MSHOT_TW;
+			*now = true;
+		} else {
+			twheel_uring_mshot_kick(ioucmd, pdu);
+		}
+	}
+	spin_unlock_bh(&ctx->lock);
+	return ioucmd;
+}
+
+/*
+ * The task work could not post a record (@res): stop the timer and end
+ * the command with @res, unless a CANCEL ended it meanwhile.  The timer
+ * is freed: nothing would take its expiries.
+ */
+static void twheel_uring_mshot_stop(struct io_uring_cmd *ioucmd, int res)
+{
+	struct twheel_uring_pdu *pdu = twheel_uring_pdu(ioucmd);
+	struct twheel_ctx *ctx = pdu->ctx;
+	struct twheel_utimer *ut;
+
+	mutex_lock(&ctx->mutex);
+	ut = twheel_lookup(ctx, pdu->handle);
+	if (ut && (ut->flags & TWHEEL_UT_URING)) {
+		twheel_timer_shutdown_sync(&ut->timer);
+		if (twheel_uring_mshot_end(ctx, ut, res, NULL)) {
+			twheel_ut_free(ctx, ut);
+			twheel_uncharge(ctx, 1);
+		}
+	}
+	mutex_unlock(&ctx->mutex);
+}
+
+/*
+ * Copy @ev into a buffer of the command's group and post it, with
+ * IORING_CQE_F_MORE.  Returns 0, or why the command must end: ENOBUFS
+ * (the group is empty), EMSGSIZE (the buffer cannot hold a record),
+ * EFAULT, EOVERFLOW (the completion queue took no CQE).
+ */
+static int twheel_uring_mshot_post(struct io_uring_cmd *ioucmd,
+				   const struct twheel_event *ev,
+				   unsigned int issue_flags)
+{
+	struct twheel_uring_pdu *pdu = twheel_uring_pdu(ioucmd);
+	size_t len = sizeof(*ev);
+	struct io_br_sel sel;
+	int ret = 0;
+
+	sel = io_uring_cmd_buffer_select(ioucmd, pdu->group, &len, issue_flags);
+	if (sel.val < 0)
+		return sel.val;
+	if (!sel.addr)
+		return -ENOBUFS;
+	if (len < sizeof(*ev))
+		ret = -EMSGSIZE;
+	else if (copy_to_user(sel.addr, ev, sizeof(*ev)))
+		ret = -EFAULT;
+	/* 0 gives the buffer back */
+	sel.val = ret ? 0 : sizeof(*ev);
+	if (io_uring_mshot_cmd_post_cqe(ioucmd, &sel, issue_flags) && !ret)
+		ret = -EOVERFLOW;
+	return ret;
+}
+
+/*
+ * Task work: post the waiting records, then, once the command ended,
+ * its final completion, without IORING_CQE_F_MORE.  The record is read
+ * under @ctx->lock while the command has not ended, so while its timer
+ * is live: an ender frees the timer only after it erased the command.
+ */
+static void twheel_uring_mshot_work(struct io_uring_cmd *ioucmd,
+				    unsigned int issue_flags)
+{
+	struct twheel_uring_pdu *pdu = twheel_uring_pdu(ioucmd);
+	struct twheel_ctx *ctx = pdu->ctx;
+	struct twheel_uperiodic *p;
+	struct twheel_utimer *ut;
+	struct twheel_event ev;
+	ktime_t off;
+	int ret;
+
+	for (;;) {
+		spin_lock_bh(&ctx->lock);
+		if (pdu->res)
+			break;
+		if (!(pdu->mshot & TWHEEL_MSHOT_REC)) {
+			pdu->mshot &= ~TWHEEL_MSHOT_TW;
+			spin_unlock_bh(&ctx->lock);
+			return;
+		}
+		pdu->mshot &= ~TWHEEL_MSHOT_REC;
+		ut = twheel_ut_at(ctx, lower_32_bits(pdu->handle));
+		p = twheel_ut_periodic(ut);
+		ev = (struct twheel_event) {
+			.handle = pdu->handle,
+			.cookie = ut->cookie,
+			.expires = p->ev_expires,
+			.fired = p->ev_fired,
+			.overrun = p->overrun,
+			.flags = TWHEEL_EVENT_PERIODIC,
+		};
+		spin_unlock_bh(&ctx->lock);
+		/* in the clock of the ring's task, as read() gives it */
+		off = twheel_timens_offset(ctx->clockid);
+		ev.expires = twheel_time_to_user(ev.expires, off);
+		ev.fired = twheel_time_to_user(ev.fired, off);
+		ret = twheel_uring_mshot_post(ioucmd, &ev, issue_flags);
+		if (ret)
+			twheel_uring_mshot_stop(ioucmd, ret);
+	}
+	spin_unlock_bh(&ctx->lock);
+	twheel_uring_cmd_done(ioucmd, pdu->res, 0, issue_flags);
+}
+#else
+static bool twheel_uring_is_mshot(const struct io_uring_cmd *ioucmd)
+{
+	return false;
+}
+
+static bool twheel_uring_mshot_end(struct twheel_ctx *ctx,
+				   struct twheel_utimer *ut, int res, bool *now)
+{
+	return false;
+}
+#endif /* TWHEEL_HAVE_URING_MSHOT */
+
 /*
  * A CANCEL stopped the timer, mutex held: its command, if the expiry did
  * not take it, completes with ECANCELED.  Returns whether it had one.
@@ -2368,6 +2615,8 @@ static bool twheel_uring_drop(struct twheel_ctx *ctx, struct twheel_utimer *ut)
 
 	if (!(ut->flags & TWHEEL_UT_URING))
 		return false;
+	if (ut->flags & TWHEEL_UT_PERIODIC)
+		return twheel_uring_mshot_end(ctx, ut, -ECANCELED, NULL);
 	ioucmd = xa_erase_bh(&ctx->ucmds, twheel_ut_index(ut));
 	if (!ioucmd)
 		return false;
@@ -2401,8 +2650,8 @@ static int twheel_uring_arm_expiry(struct twheel_ucmd *ucmd)
 	ret = twheel_check_spec(spec, ctx->tick_ns);
 	if (ret)
 		return ret;
-	/* one completion per command */
-	if (spec->period)
+	/* one completion per command, but for a multishot one's period */
+	if (!spec->period != !twheel_uring_is_mshot(ioucmd))
 		return -EINVAL;
 	uhandle = u64_to_user_ptr(READ_ONCE(ioucmd->sqe->addr));
 	ret = twheel_charge(ctx, 1);
@@ -2411,6 +2660,9 @@ static int twheel_uring_arm_expiry(struct twheel_ucmd *ucmd)
 	ret = twheel_ut_alloc(ctx, &ut);
 	if (ret)
 		goto uncharge;
+	ret = twheel_ut_prepare(ut, spec);
+	if (ret)
+		goto free;
 	ret = xa_insert_bh(&ctx->ucmds, twheel_ut_index(ut), ioucmd,
 			   GFP_KERNEL_ACCOUNT);
 	if (ret)
@@ -2424,6 +2676,10 @@ static int twheel_uring_arm_expiry(struct twheel_ucmd *ucmd)
 	ut->flags |= TWHEEL_UT_URING;
 	pdu = twheel_uring_pdu(ioucmd);
 	pdu->handle = handle;
+	if (spec->period) {
+		pdu->group = READ_ONCE(ioucmd->sqe->buf_group);
+		pdu->mshot = TWHEEL_MSHOT_ON;
+	}
 	if (!(ucmd->issue_flags & IO_URING_F_UNLOCKED))
 		io_uring_cmd_mark_cancelable(ioucmd, ucmd->issue_flags);
 	ret = twheel_timer_start(&ut->timer, twheel_expiry(ctx, spec),
@@ -2456,7 +2712,15 @@ static void twheel_uring_cancel(struct io_uring_cmd *ioucmd,
 
 	mutex_lock(&ctx->mutex);
 	ut = pdu->handle ? twheel_lookup(ctx, pdu->handle) : NULL;
-	if (ut && (ut->flags & TWHEEL_UT_URING)) {
+	if (ut && (ut->flags & (TWHEEL_UT_URING | TWHEEL_UT_PERIODIC)) ==
+		  (TWHEEL_UT_URING | TWHEEL_UT_PERIODIC)) {
+		/* multishot: its task work, if queued, completes it */
+		twheel_timer_shutdown_sync(&ut->timer);
+		if (twheel_uring_mshot_end(ctx, ut, -ECANCELED, &mine)) {
+			twheel_ut_free(ctx, ut);
+			twheel_uncharge(ctx, 1);
+		}
+	} else if (ut && (ut->flags & TWHEEL_UT_URING)) {
 		twheel_timer_shutdown_sync(&ut->timer);
 		if (xa_erase_bh(&ctx->ucmds, twheel_ut_index(ut))) {
 			twheel_ut_free(ctx, ut);
@@ -2519,6 +2783,13 @@ static int twheel_uring_cmd_run(struct io_uring_cmd *ioucmd,
 	if (ret)
 		return ret;
 	ucmd.user_size = op->size;
+#ifdef TWHEEL_HAVE_URING_MSHOT
+	/* multishot: an ARM that completes at its (periodic) expiries */
+	if (twheel_uring_is_mshot(ioucmd) &&
+	    (ioucmd->cmd_op != TWHEEL_IOC_ARM ||
+	     !(buf.arm.flags & TWHEEL_ARM_URING_EXPIRY)))
+		return -EINVAL;
+#endif
 	if (ioucmd->cmd_op == TWHEEL_IOC_ARM &&
 	    (buf.arm.flags & TWHEEL_ARM_URING_EXPIRY))
 		twheel_uring_expiry_prepare(ioucmd, ucmd.ctx, issue_flags);

@@ -125,8 +125,8 @@
  * twheel_arm stays pending until its timer fires, and then completes with
  * res 0 and, on a CQE32 ring, the time it fired (ns of the file's clock,
  * as the submitting task reads it) in big_cqe[0]; the SQE's user_data
- * identifies it.  The timer is one-shot (a period is EINVAL) and queues no
- * event for read().  If the SQE's
+ * identifies it.  The timer is one-shot (a period is EINVAL, but see
+ * below) and queues no event for read().  If the SQE's
  * @addr is not 0 it points to a __u64 that receives the timer's handle
  * when the command is submitted (EFAULT, nothing armed, if it cannot be
  * written).  A CANCEL of the handle (ioctl, command or batch record)
@@ -140,6 +140,23 @@
  * task's exit) does, with ECANCELED.  Kernels before 6.7 cannot cancel a
  * pending command when its ring goes away, so there the flag is
  * EOPNOTSUPP.
+ *
+ * A completion per expiry (TWHEEL_FEATURE_URING_MSHOT, 6.18 and later): a
+ * periodic ARM with TWHEEL_ARM_URING_EXPIRY submitted with
+ * IORING_URING_CMD_MULTISHOT in @uring_cmd_flags, IOSQE_BUFFER_SELECT and
+ * a provided-buffer group in @buf_group posts a completion per expiry
+ * record with IORING_CQE_F_MORE: res is sizeof(struct twheel_event) and
+ * the selected buffer holds the record as read() returns it, @overrun
+ * counting the expirations merged into it while the task had not taken
+ * the previous one.  The command ends with one completion without
+ * IORING_CQE_F_MORE: ECANCELED after a CANCEL of the handle (a record
+ * not posted yet is dropped), the ring's teardown or the task's exit;
+ * ENOBUFS when an expiry finds no buffer, EMSGSIZE for a buffer shorter
+ * than a record, EFAULT, or EOVERFLOW when the completion queue takes no
+ * more: then the timer is cancelled and freed (its handle is gone).  The
+ * multishot flag on anything else is EINVAL.  Kernels without multishot
+ * commands refuse the SQE themselves (EOPNOTSUPP: no buffer select for
+ * IORING_OP_URING_CMD).
  *
  * A command is done from the submitting task, in the io_uring_enter()
  * that submits it, unless the file's mutex is taken, by another thread's
@@ -197,6 +214,8 @@ enum {
 #define TWHEEL_FEATURE_URING_CMD	(1ULL << 8)
 /* TWHEEL_ARM_URING_EXPIRY: an io_uring ARM completes at the expiry */
 #define TWHEEL_FEATURE_URING_EXPIRY	(1ULL << 9)
+/* a periodic ARM as a multishot command: a CQE per expiry */
+#define TWHEEL_FEATURE_URING_MSHOT	(1ULL << 10)
 
 /**
  * struct twheel_api - ioctl(TWHEEL_IOC_API)

@@ -181,7 +181,7 @@ static int cmd_info(int argc, char **argv)
 	static const char *const names[] = {
 		"periodic", "slack", "batch", "query",
 		"engine=hier", "engine=scheme6", "engine=lawn", "setup",
-		"uring_cmd", "uring_expiry",
+		"uring_cmd", "uring_expiry", "uring_mshot",
 	};
 	static const struct option longopts[] = {
 		{ "clock", required_argument, NULL, 'c' },

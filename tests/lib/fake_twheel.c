@@ -87,7 +87,8 @@ int ioctl(int fd, unsigned long cmd, ...)
 		.out_features = TWHEEL_FEATURE_PERIODIC | TWHEEL_FEATURE_SLACK |
 				TWHEEL_FEATURE_BATCH | TWHEEL_FEATURE_QUERY |
 				TWHEEL_FEATURE_ENGINE_HIER | TWHEEL_FEATURE_SETUP |
-				TWHEEL_FEATURE_URING_CMD | TWHEEL_FEATURE_URING_EXPIRY,
+				TWHEEL_FEATURE_URING_CMD | TWHEEL_FEATURE_URING_EXPIRY |
+				TWHEEL_FEATURE_URING_MSHOT,
 		.out_slots = 8192,
 		.out_max_batch = 65536,
 		.out_batch_op_size = sizeof(struct twheel_batch_op),

@@ -34,7 +34,7 @@ expect "the handshake and the limits of uid 1000" info <<'OUT'
 device              /dev/twheel
 abi_version         2
 event_size          48
-features            0x39f periodic slack batch query engine=hier setup uring_cmd uring_expiry
+features            0x79f periodic slack batch query engine=hier setup uring_cmd uring_expiry uring_mshot
 clock               monotonic
 tick_ns             1000000
 slots               8192
@@ -51,7 +51,7 @@ expect "a file set up for CLOCK_BOOTTIME and a 250 us tick" info -c boottime -t 
 device              /dev/twheel
 abi_version         2
 event_size          48
-features            0x39f periodic slack batch query engine=hier setup uring_cmd uring_expiry
+features            0x79f periodic slack batch query engine=hier setup uring_cmd uring_expiry uring_mshot
 clock               boottime
 tick_ns             250000
 slots               8192

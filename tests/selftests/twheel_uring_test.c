@@ -234,7 +234,14 @@ TEST_F(twheel_uring, forced_async_read_shows_worker)
 	EXPECT_LT(0, iou_workers());
 }
 
-#define MS_BUFS		8	/* provided buffers */
+/*
+ * At least one buffer per timer: every completion of the read carries one
+ * event or more, so the read can never run out of buffers, however long
+ * the test task waits before it gives them back (running out ends a
+ * multishot read with -ENOBUFS, as io_uring should; with 8 buffers it did
+ * in a loaded host's VM).
+ */
+#define MS_BUFS		64	/* provided buffers, a power of 2 */
 #define MS_BUF_EVENTS	4	/* events per buffer */
 #define MS_TIMERS	40
 #define MS_BGID		7

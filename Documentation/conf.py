@@ -57,7 +57,7 @@ nitpick_ignore = [('c:identifier', name) for name in (
     'u32', 'u64', 'ktime_t', 'lock_class_key',
     # libtwheel's: the C library's types, and io_uring's (liburing's or
     # <linux/io_uring.h>)
-    'uint64_t', 'uint32_t', 'size_t', 'ssize_t', 'clockid_t', 'io_uring_sqe',
+    'uint64_t', 'uint32_t', 'uint16_t', 'size_t', 'ssize_t', 'clockid_t', 'io_uring_sqe',
     'io_uring_cqe',
 )]
 

@@ -564,6 +564,7 @@ static void test_uring(void)
 	const struct twheel_batch *bat = (const void *)u.sqe.cmd;
 	bool rest_zero = true;
 	size_t i;
+	int ret;
 
 	memset(&u, 0xa5, sizeof(u));
 	libtwheel_uring_prep_arm(&u.sqe, 7, &spec);
@@ -583,6 +584,17 @@ static void test_uring(void)
 	   arm->flags == TWHEEL_ARM_URING_EXPIRY && arm->spec.cookie == 9 &&
 	   u.sqe.addr == (uintptr_t)&c.words[3] && u.sqe.len == 0,
 	   "libtwheel_uring_prep_arm_expiry: the flag, addr for the handle");
+
+	memset(&u, 0xa5, sizeof(u));
+	spec.period = 1000000;
+	ret = libtwheel_uring_prep_arm_mshot(&u.sqe, 7, &spec, &c.words[3], 5);
+	ok(ret == 0 && u.sqe.cmd_op == TWHEEL_IOC_ARM &&
+	   arm->flags == TWHEEL_ARM_URING_EXPIRY && arm->spec.period == 1000000 &&
+	   u.sqe.addr == (uintptr_t)&c.words[3] &&
+	   u.sqe.flags == IOSQE_BUFFER_SELECT && u.sqe.buf_group == 5 &&
+	   u.sqe.uring_cmd_flags == 2 /* IORING_URING_CMD_MULTISHOT, 6.18 */,
+	   "libtwheel_uring_prep_arm_mshot: multishot, buffer select, the group");
+	spec.period = 0;
 
 	memset(&u, 0xa5, sizeof(u));
 	libtwheel_uring_prep_modify(&u.sqe, 3, 42, &spec);

@@ -638,6 +638,25 @@ void libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe, int fd,
 					   handle);
 }
 
+/* 6.18's flag: the host's <linux/io_uring.h> may predate it. */
+#ifndef IORING_URING_CMD_MULTISHOT
+#define IORING_URING_CMD_MULTISHOT	2U	/* bit 1 */
+#endif
+
+int libtwheel_uring_prep_arm_mshot_sz(struct io_uring_sqe *sqe, int fd,
+				      const struct twheel_timer_spec *spec,
+				      size_t spec_size, uint64_t *handle,
+				      uint16_t buf_group)
+{
+	int ret = libtwheel_uring_prep_arm_expiry_sz(sqe, fd, spec, spec_size,
+						     handle);
+
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = buf_group;
+	sqe->uring_cmd_flags = IORING_URING_CMD_MULTISHOT;
+	return ret;
+}
+
 int libtwheel_uring_prep_modify_sz(struct io_uring_sqe *sqe, int fd,
 				   uint64_t handle,
 				   const struct twheel_timer_spec *spec,

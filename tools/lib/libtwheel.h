@@ -509,6 +509,12 @@ LIBTWHEEL_EXPORT int libtwheel_uring_prep_arm_expiry_sz(struct io_uring_sqe *sqe
 							const struct twheel_timer_spec *spec,
 							size_t spec_size,
 							uint64_t *handle);
+LIBTWHEEL_EXPORT int libtwheel_uring_prep_arm_mshot_sz(struct io_uring_sqe *sqe,
+						       int fd,
+						       const struct twheel_timer_spec *spec,
+						       size_t spec_size,
+						       uint64_t *handle,
+						       uint16_t buf_group);
 LIBTWHEEL_EXPORT int libtwheel_uring_prep_modify_sz(struct io_uring_sqe *sqe,
 						    int fd, uint64_t handle,
 						    const struct twheel_timer_spec *spec,
@@ -576,6 +582,36 @@ static inline int libtwheel_uring_prep_arm_expiry(struct io_uring_sqe *sqe,
 						  handle);
 }
 #endif
+
+/**
+ * libtwheel_uring_prep_arm_mshot() - prepare a periodic ARM completing per expiry
+ * @sqe:       a 128-byte SQE (IORING_SETUP_SQE128 and IORING_SETUP_CQE32)
+ * @fd:        the file
+ * @spec:      the timer: periodic (a one-shot spec is -EINVAL)
+ * @handle:    as for libtwheel_uring_prep_arm_expiry()
+ * @buf_group: the provided-buffer group each expiry record is written to
+ *             (buffers of at least the handshake's event size)
+ *
+ * As libtwheel_uring_prep_arm_expiry(), submitted as a multishot command
+ * (IORING_URING_CMD_MULTISHOT, IOSQE_BUFFER_SELECT; check
+ * TWHEEL_FEATURE_URING_MSHOT first: 6.18 and later, elsewhere the
+ * completion is -EOPNOTSUPP): each expiry posts a completion with
+ * IORING_CQE_F_MORE whose selected buffer holds a struct twheel_event
+ * (expirations the program has not yet taken merged into its overrun),
+ * until a CANCEL or the ring's teardown ends it with -ECANCELED, or it
+ * runs out of buffers (-ENOBUFS, the timer then gone).
+ *
+ * Return: as libtwheel_uring_prep_arm().
+ */
+static inline int libtwheel_uring_prep_arm_mshot(struct io_uring_sqe *sqe,
+						 int fd,
+						 const struct twheel_timer_spec *spec,
+						 uint64_t *handle,
+						 uint16_t buf_group)
+{
+	return libtwheel_uring_prep_arm_mshot_sz(sqe, fd, spec, sizeof(*spec),
+						 handle, buf_group);
+}
 
 /**
  * libtwheel_uring_prep_modify() - prepare an SQE that re-arms a timer

@@ -21,56 +21,18 @@
 
 #include "kselftest_harness.h"
 #include "twheel_utils.h"
+#include "twheel_uring_utils.h"
 
 /* 6.18's flag; liburing 2.3 (Debian 12) does not name it. */
 #ifndef IORING_URING_CMD_MULTISHOT
 #define IORING_URING_CMD_MULTISHOT	2U	/* bit 1 */
 #endif
 
-/* How long a test waits for a completion that must come. */
-#define CQE_WAIT_NS	(5 * NSEC_PER_SEC)
-
 #define BGID		7
 #define NBUF		64
 #define EV_SIZE		((int)sizeof(struct twheel_event))
 
 #define NO_MSHOT "no multishot io_uring commands in this kernel (6.18+)"
-
-/*
- * The 80-byte command area of an SQE128 entry: liburing declares
- * sqe->cmd as 16 bytes, which gcc 16 takes for the whole object (a copy
- * of a structure into it is -Wstringop-overflow); hide the pointer's
- * origin.
- */
-static void *cmd_area(struct io_uring_sqe *sqe)
-{
-	void *p = sqe->cmd;
-
-	__asm__("" : "+r" (p));
-	return p;
-}
-
-static int wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe)
-{
-	struct __kernel_timespec ts = {
-		.tv_sec = CQE_WAIT_NS / NSEC_PER_SEC,
-	};
-
-	return io_uring_wait_cqe_timeout(ring, cqe, &ts);
-}
-
-/* Wait until @fd has @n timers (fdinfo), within 10 s: 0 or -ETIMEDOUT. */
-static int wait_timers(int fd, long n)
-{
-	uint64_t deadline = now_ns() + 10 * NSEC_PER_SEC;
-
-	while (fd_timers(fd) != n) {
-		if (now_ns() > deadline)
-			return -ETIMEDOUT;
-		pause_ns(NSEC_PER_MSEC);
-	}
-	return 0;
-}
 
 /* user_data of the buffers' SQEs: their completions are skipped */
 #define UD_PROVIDE	(~0ULL)
@@ -120,27 +82,16 @@ static int mshot_prep_flags(struct io_uring *ring, int fd, uint64_t expires,
 			    uint64_t period, uint64_t ud, uint64_t *handle,
 			    bool mshot, uint32_t flags)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct twheel_arm a = {
-		.size = sizeof(a),
-		.flags = flags,
-	};
+	struct io_uring_sqe *sqe = uring_arm_prep(ring, fd, flags, expires,
+						  period, ud, handle);
 
 	if (!sqe)
 		return -EBUSY;
-	tw_spec(&a.spec, TWHEEL_ARM_ABS, expires, period, 0, ud);
-	memset(sqe, 0, 128);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = TWHEEL_IOC_ARM;
-	sqe->addr = (uintptr_t)handle;
-	sqe->user_data = ud;
 	if (mshot) {
 		sqe->flags = IOSQE_BUFFER_SELECT;
 		sqe->buf_group = BGID;
 		sqe->uring_cmd_flags = IORING_URING_CMD_MULTISHOT;
 	}
-	memcpy(cmd_area(sqe), &a, sizeof(a));
 	return 0;
 }
 
@@ -149,13 +100,6 @@ static int mshot_prep(struct io_uring *ring, int fd, uint64_t expires,
 {
 	return mshot_prep_flags(ring, fd, expires, period, ud, handle, mshot,
 				TWHEEL_ARM_URING_EXPIRY);
-}
-
-static int submit_all(struct io_uring *ring)
-{
-	int ret = io_uring_submit(ring);
-
-	return ret < 0 ? ret : 0;
 }
 
 FIXTURE(mshot) {

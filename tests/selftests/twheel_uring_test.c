@@ -31,12 +31,10 @@
 
 #include "kselftest_harness.h"
 #include "twheel_utils.h"
+#include "twheel_uring_utils.h"
 
 /* 6.7's opcode; liburing 2.3 (Debian 12) does not name it. */
 #define TW_IORING_OP_READ_MULTISHOT	49
-
-/* How long a test waits for a completion that must come. */
-#define CQE_WAIT_NS	(5 * NSEC_PER_SEC)
 
 /*
  * Threads of this process, or -errno: the test's own and io-wq workers.
@@ -69,16 +67,6 @@ static int iou_workers_besides(int own)
 static int iou_workers(void)
 {
 	return iou_workers_besides(1);
-}
-
-/* The next completion, within CQE_WAIT_NS: 0 or -errno (-ETIME). */
-static int wait_cqe(struct io_uring *ring, struct io_uring_cqe **cqe)
-{
-	struct __kernel_timespec ts = {
-		.tv_sec = CQE_WAIT_NS / NSEC_PER_SEC,
-	};
-
-	return io_uring_wait_cqe_timeout(ring, cqe, &ts);
 }
 
 /* Check @n events read into @ev: cookies in [base, base + max), never early. */
@@ -877,44 +865,8 @@ TEST_F(twheel_ucmd, mutex_taken_goes_to_worker)
 static int expiry_prep(struct io_uring *ring, int fd, uint64_t expires,
 		       uint64_t period, uint64_t user_data, uint64_t *handle)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct twheel_arm a = {
-		.size = sizeof(a),
-		.flags = TWHEEL_ARM_URING_EXPIRY,
-	};
-
-	if (!sqe)
-		return -EBUSY;
-	tw_spec(&a.spec, TWHEEL_ARM_ABS, expires, period, 0, user_data);
-	memset(sqe, 0, 128);
-	sqe->opcode = IORING_OP_URING_CMD;
-	sqe->fd = fd;
-	sqe->cmd_op = TWHEEL_IOC_ARM;
-	sqe->addr = (uintptr_t)handle;
-	sqe->user_data = user_data;
-	memcpy(sqe->cmd, &a, sizeof(a));
-	return 0;
-}
-
-/* Submit everything queued; 0 or -errno. */
-static int submit_all(struct io_uring *ring)
-{
-	int ret = io_uring_submit(ring);
-
-	return ret < 0 ? ret : 0;
-}
-
-/* Wait until @fd has @n timers (fdinfo), within 10 s: 0 or -ETIMEDOUT. */
-static int wait_timers(int fd, long n)
-{
-	uint64_t deadline = now_ns() + 10 * NSEC_PER_SEC;
-
-	while (fd_timers(fd) != n) {
-		if (now_ns() > deadline)
-			return -ETIMEDOUT;
-		pause_ns(NSEC_PER_MSEC);
-	}
-	return 0;
+	return uring_arm_prep(ring, fd, TWHEEL_ARM_URING_EXPIRY, expires, period,
+			      user_data, handle) ? 0 : -EBUSY;
 }
 
 /* The module completes ARMs at their expiry (TWHEEL_FEATURE_URING_EXPIRY). */

@@ -27,11 +27,13 @@ set -euo pipefail
 # src/facility.c compile nowhere else).  The 6.12 headers packages depend on
 # their image (signed or -unsigned), so apt installs that image on the host
 # too; the harness never uses it (kernels.sh fetches its own copy).
-# linux-source-6.1 provides the source of the built kernels and the kernel's
-# own tooling (kselftest_harness.h, checkpatch.pl, kernel-doc).
+# linux-source-6.1 provides the source of the debug kernel and the kernel's
+# own tooling (kselftest_harness.h, checkpatch.pl, kernel-doc);
+# linux-source-6.12 that of the debug612 and kcsan kernels.
 BUILD=(gcc make bc flex bison libelf-dev libssl-dev kmod xz-utils rsync
 	libc6-dev linux-headers-amd64 linux-headers-6.12-amd64
-	linux-headers-rt-amd64 linux-headers-6.12-rt-amd64 linux-source-6.1)
+	linux-headers-rt-amd64 linux-headers-6.12-rt-amd64 linux-source-6.1
+	linux-source-6.12)
 # qemu (TCG), the guest's userland and the initramfs packer.  libc6-dev
 # carries the libc.a the static selftest binaries link against, gcc-multilib
 # the 32-bit one of the compat selftest, liburing-dev the static liburing

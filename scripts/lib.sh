@@ -22,16 +22,19 @@ TWHEEL_BUILD=${TWHEEL_BUILD:-$TWHEEL_ROOT/build}
 # 6.1 and 6.12 kernels: the RT branches of twheel (the expiry lock, the
 # sleeping base locks) run nowhere else.
 TWHEEL_KERNELS=(stock61 stock612 debug rt61 rt612)
-# Kernels built from linux-source-6.1 with tests/vm/<name>-kernel.config.
-# "kcsan" (the race detector) is deliberately not in TWHEEL_KERNELS: KCSAN
-# under TCG is slower still than the debug kernel, and the selftests are
-# mostly one thread checking the API's answers (plus the 32-bit tests and
-# fault injection, which the kcsan kernel lacks): they would add minutes to
-# every `make selftest` for little KCSAN could see.  The kcsan kernel runs
-# what is concurrent -- KUnit and the robust plan's fuzzer and stress -- as
-# a step of its own (tests/vm/kcsan.sh, `make kcsan`); every script accepts
-# it by name, and `make modules-all` builds for it.
-TWHEEL_BUILT_KERNELS=(debug kcsan)
+# Kernels built from Debian's linux-source (tests/vm/kernels.sh): debug
+# (6.1) and debug612 (6.12) with KASAN, lockdep and kmemleak, kcsan (6.12)
+# with the race detector.  "kcsan" and "debug612" are deliberately not in
+# TWHEEL_KERNELS: KCSAN under TCG is slower still than the debug kernel,
+# and the selftests are mostly one thread checking the API's answers (plus
+# the 32-bit tests and fault injection, which the kcsan kernel lacks):
+# they would add minutes to every `make selftest` for little KCSAN could
+# see.  The kcsan kernel runs what is concurrent -- KUnit, the races, the
+# robust plan's fuzzer and stress, the io_uring tests -- as a step of its
+# own (tests/vm/kcsan.sh, `make kcsan`); debug612 runs the io_uring tests
+# (the uring plan), which take the paths 6.1 does not have.  Every script
+# accepts them by name, and `make modules-all` builds for them.
+TWHEEL_BUILT_KERNELS=(debug debug612 kcsan)
 # Every kernel name the harness accepts.  "sid" is Debian sid's current
 # kernel (pinned in tests/vm/kernels.sh), whose headers need a sid chroot
 # to build against: its own step in make check (scripts/sid-check.sh), not
@@ -46,7 +49,7 @@ summary() { printf '%d passed, %d failed\n' "$1" "$2"; }
 
 check_kernel_name() {
 	case "$1" in
-	stock61 | stock612 | rt61 | rt612 | debug | kcsan | sid) ;;
+	stock61 | stock612 | rt61 | rt612 | debug | debug612 | kcsan | sid) ;;
 	*) die "unknown kernel '$1' (expected one of: ${TWHEEL_ALL_KERNELS[*]} sid)" ;;
 	esac
 }
@@ -55,7 +58,7 @@ check_kernel_name() {
 # holds its own modules, such as kunit.ko), false for a Debian image.
 is_built_kernel() {
 	case "$1" in
-	debug | kcsan) return 0 ;;
+	debug | debug612 | kcsan) return 0 ;;
 	*) return 1 ;;
 	esac
 }

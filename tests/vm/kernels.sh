@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The seven kernels twheel is tested on, fetched or built into the cache
+# The eight kernels twheel is tested on, fetched or built into the cache
 # (${TWHEEL_CACHE:-$HOME/.cache/twheel}) and reused from there:
 #
 #   stock61   Debian 12's kernel (linux-image-<abi>-amd64), the ABI matching
@@ -16,8 +16,12 @@
 #   debug     built from Debian's linux-source-6.1: tinyconfig plus
 #             tests/vm/debug-kernel.config (KASAN, lockdep, kmemleak, KUnit...).
 #             The O= build directory is also its KDIR.
-#   kcsan     built the same way with tests/vm/kcsan-kernel.config (KCSAN,
-#             lockdep, KUnit); KCSAN and KASAN exclude each other.
+#   debug612  the same debug kernel from linux-source-6.12 (fragments
+#             debug-kernel.config, then debug612-kernel.config): the
+#             io_uring paths 6.1 lacks (multishot reads, the expiry
+#             completions) under KASAN, lockdep and kmemleak.
+#   kcsan     built from linux-source-6.12 with tests/vm/kcsan-kernel.config
+#             (KCSAN, lockdep, KUnit); KCSAN and KASAN exclude each other.
 #   sid       Debian sid's kernel, pinned below (SID_*): the image
 #             (vmlinuz of linux-binary-<abi>) and a sid chroot made with
 #             debootstrap --variant=minbase, holding gcc, make, the
@@ -42,7 +46,7 @@
 #   kernels.sh image KERNEL        print the bzImage path (preparing it)
 #   kernels.sh kdir KERNEL         print the KDIR for external modules
 #   kernels.sh release KERNEL      print the kernel release (uname -r)
-#   kernels.sh source              print the extracted linux-source tree
+#   kernels.sh source              print the extracted linux-source-6.1 tree
 #   kernels.sh root sid            print the sid chroot (preparing it)
 #   kernels.sh run sid CMD...      run CMD in the sid chroot, the work tree
 #                                  and the build directory at their paths
@@ -85,31 +89,52 @@ resolve_stock() {
 	esac
 }
 
-# ---- linux-source-6.1 ---------------------------------------------------------
+# ---- linux-source-6.1, linux-source-6.12 ---------------------------------------
 
-source_version() {
-	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
-		die "linux-source-6.1 is not installed; run: sudo scripts/deps.sh build"
+# The Debian source package series a kernel built from source comes from:
+# the debug kernel is 6.1, the kernel most users run; debug612 and kcsan
+# are 6.12, whose io_uring has what 6.1 lacks (multishot reads, cancelable
+# commands: the expiry completions).  Without an argument: 6.1, the tree
+# the harness takes kselftest_harness.h, checkpatch and kunit.py from.
+source_series() {
+	case "${1:-}" in
+	"" | debug) echo 6.1 ;;
+	debug612 | kcsan) echo 6.12 ;;
+	*) die "no linux-source series for '$1'" ;;
+	esac
 }
 
-source_dir() { echo "$TWHEEL_CACHE/src/linux-source-$(source_version)"; }
+# source_version [KERNEL]
+source_version() {
+	local series
+	series=$(source_series "${1:-}")
+	dpkg-query -W -f='${Version}' "linux-source-$series" 2>/dev/null ||
+		die "linux-source-$series is not installed; run: sudo scripts/deps.sh build"
+}
+
+source_dir() { echo "$TWHEEL_CACHE/src/linux-source-$(source_version "${1:-}")"; }
 
 extract_source() {
-	local dir tmp
-	dir=$(source_dir)
+	local dir tmp series
+	series=$(source_series "${1:-}")
+	dir=$(source_dir "${1:-}")
 	[[ -f "$dir/Makefile" ]] && return 0
-	log "extracting /usr/src/linux-source-6.1.tar.xz into $dir"
+	log "extracting /usr/src/linux-source-$series.tar.xz into $dir"
 	mkdir -p "$TWHEEL_CACHE/src"
 	tmp=$(mktemp -d "$TWHEEL_CACHE/src/.extract.XXXXXX")
-	tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$tmp"
+	tar -xJf "/usr/src/linux-source-$series.tar.xz" -C "$tmp"
 	# rename last, so an interrupted extraction is never mistaken for a tree
-	mv "$tmp/linux-source-6.1" "$dir"
+	mv "$tmp/linux-source-$series" "$dir"
 	rmdir "$tmp"
 }
 
+# ensure_source [KERNEL]: extract the tree KERNEL is built from, print it
 ensure_source() {
-	[[ -f "$(source_dir)/Makefile" ]] || with_lock source extract_source
-	source_dir
+	local series
+	series=$(source_series "${1:-}")
+	[[ -f "$(source_dir "${1:-}")/Makefile" ]] ||
+		with_lock "source-$series" extract_source "${1:-}"
+	source_dir "${1:-}"
 }
 
 # ---- Debian images (stock61, stock612, rt61, rt612) --------------------------
@@ -261,25 +286,45 @@ prepare_sid() {
 	find "$TWHEEL_CACHE" -maxdepth 1 -type d -name 'sid-*' ! -path "$dir" -exec rm -rf {} +
 }
 
-# ---- kernels built from source (debug, kcsan) --------------------------------
+# ---- kernels built from source (debug, debug612, kcsan) ----------------------
 
-# The config fragment of a built kernel: tests/vm/<name>-kernel.config.
-fragment() { echo "$TWHEEL_ROOT/tests/vm/$1-kernel.config"; }
+# The config fragments of a built kernel, merged in this order on top of
+# tinyconfig: tests/vm/<name>-kernel.config, and for debug612 the debug
+# kernel's first (debug612-kernel.config holds only what 6.12 needs on top
+# of it, so that the two debug kernels cannot drift apart).
+fragments() {
+	case "$1" in
+	debug612) echo "$TWHEEL_ROOT/tests/vm/debug-kernel.config $TWHEEL_ROOT/tests/vm/debug612-kernel.config" ;;
+	*) echo "$TWHEEL_ROOT/tests/vm/$1-kernel.config" ;;
+	esac
+}
 
 built_dir() {
-	local hash
-	hash=$(sha256sum "$(fragment "$1")" | cut -c1-12)
-	echo "$TWHEEL_CACHE/$1-$(source_version)-$hash"
+	local hash frags
+	read -r -a frags <<<"$(fragments "$1")"
+	hash=$(cat "${frags[@]}" | sha256sum | cut -c1-12)
+	echo "$TWHEEL_CACHE/$1-$(source_version "$1")-$hash"
+}
+
+# True when the tree $1 defines the Kconfig symbol $2 (without CONFIG_).
+kconfig_defines() {
+	grep -rqsE --include='Kconfig*' "^[[:space:]]*(menu)?config[[:space:]]+$2[[:space:]]*\$" "$1"
 }
 
 # Every CONFIG_ line of the fragment must hold in the final .config: Kconfig
 # silently drops options whose dependencies are not met.
 verify_config() {
-	local frag=$1 out=$2 line opt missing=()
+	local frag=$1 out=$2 src=$3 line opt missing=()
 	while IFS= read -r line; do
 		case "$line" in
 		CONFIG_*=*)
-			grep -qxF -- "$line" "$out/.config" || missing+=("$line")
+			opt=${line%%=*}
+			grep -qxF -- "$line" "$out/.config" && continue
+			# a symbol this version does not have (CONFIG_BASE_FULL
+			# became BASE_SMALL in 6.12, SLUB_TINY is 6.2 on):
+			# the fragment serves both series
+			kconfig_defines "$src" "${opt#CONFIG_}" || continue
+			missing+=("$line")
 			;;
 		"# CONFIG_"*" is not set")
 			opt=${line#\# }
@@ -314,9 +359,9 @@ prune_built() {
 }
 
 build_kernel() {
-	local k=$1 frag src out logf
-	frag=$(fragment "$k")
-	src=$(ensure_source)
+	local k=$1 frags src out logf f
+	read -r -a frags <<<"$(fragments "$k")"
+	src=$(ensure_source "$k")
 	out=$(built_dir "$k")
 	[[ -f "$out/.twheel-built" ]] && return 0
 	log "$k: building $(basename "$out") from $src ($(nproc) jobs, several minutes)"
@@ -325,13 +370,15 @@ build_kernel() {
 	logf=$out/twheel-build.log
 	{
 		make -C "$src" O="$out" tinyconfig
-		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag"
+		"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "${frags[@]}"
 		make -C "$src" O="$out" olddefconfig
 	} >"$logf" 2>&1 || {
 		tail -n 40 "$logf" >&2
 		die "$k: configuration failed, see $logf"
 	}
-	verify_config "$frag" "$out"
+	for f in "${frags[@]}"; do
+		verify_config "$f" "$out" "$src"
+	done
 	local targets=(bzImage modules_prepare)
 	grep -q '=m$' "$out/.config" && targets+=(modules)
 	log "$k: make ${targets[*]} (log: $logf)"
@@ -355,7 +402,7 @@ prepare() {
 	for k in "$@"; do
 		check_kernel_name "$k"
 		case "$k" in
-		debug | kcsan) [[ -f "$(built_dir "$k")/.twheel-built" ]] || with_lock "$k" build_kernel "$k" ;;
+		debug | debug612 | kcsan) [[ -f "$(built_dir "$k")/.twheel-built" ]] || with_lock "$k" build_kernel "$k" ;;
 		sid) [[ -f "$(sid_dir)/.twheel-ready" ]] || with_lock sid prepare_sid ;;
 		*) [[ -f "$(stock_dir "$k")/vmlinuz" ]] || with_lock "$k" fetch_stock "$k" ;;
 		esac
@@ -373,7 +420,7 @@ prepare)
 image)
 	prepare "$1"
 	case "$1" in
-	debug | kcsan) echo "$(built_dir "$1")/arch/x86/boot/bzImage" ;;
+	debug | debug612 | kcsan) echo "$(built_dir "$1")/arch/x86/boot/bzImage" ;;
 	sid) echo "$(sid_dir)/vmlinuz" ;;
 	*) echo "$(stock_dir "$1")/vmlinuz" ;;
 	esac
@@ -381,7 +428,7 @@ image)
 kdir)
 	check_kernel_name "$1"
 	case "$1" in
-	debug | kcsan)
+	debug | debug612 | kcsan)
 		prepare "$1"
 		built_dir "$1"
 		;;
@@ -402,7 +449,7 @@ kdir)
 release)
 	check_kernel_name "$1"
 	case "$1" in
-	debug | kcsan)
+	debug | debug612 | kcsan)
 		prepare "$1"
 		cat "$(built_dir "$1")/include/config/kernel.release"
 		;;

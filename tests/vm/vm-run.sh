@@ -5,7 +5,7 @@
 # run a test plan inside and turn what the console shows into a verdict.
 #
 # Usage: vm-run.sh [--timeout SEC] [--min-tests N] KERNEL PLAN [PLAN...]
-#   KERNEL  stock61 | stock612 | rt61 | rt612 | debug | kcsan | sid
+#   KERNEL  stock61 | stock612 | rt61 | rt612 | debug | debug612 | kcsan | sid
 #   PLAN    a name in tests/vm/plans/ (kunit, selftest) or a path to a POSIX
 #           sh script; it runs under busybox `sh -e` as the guest's plan
 #   Several plans run in one boot, one after the other, each under its own

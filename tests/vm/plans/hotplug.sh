@@ -27,7 +27,7 @@ STRESS_N=200000
 # they run.
 SPREAD_MS=2000
 case "$TWHEEL_KERNEL" in
-debug | kcsan)
+debug | debug612 | kcsan)
 	STRESS_N=20000
 	SPREAD_MS=6000
 	;;

@@ -35,7 +35,7 @@ CYCLES=100
 # of cycle % 4 (the parameters, and with them the order of release) and
 # cycle % 3 (the signal) once.
 case "$TWHEEL_KERNEL" in
-debug | kcsan)
+debug | debug612 | kcsan)
 	CYCLES=12
 	;;
 esac

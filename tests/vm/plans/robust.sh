@@ -35,7 +35,7 @@ STRESS_N=1000000
 # -w): on kcsan it once took longer than the default 10 s.
 CHARGE_WAIT=10
 case "$TWHEEL_KERNEL" in
-debug | kcsan)
+debug | debug612 | kcsan)
 	STRESS_N=50000
 	CHARGE_WAIT=60
 	;;

@@ -14,7 +14,7 @@
 # million there; the stock kernels fill the default.
 LIMITS=
 case "$TWHEEL_KERNEL" in
-debug | kcsan)
+debug | debug612 | kcsan)
 	LIMITS=max_timers_per_user=250000
 	;;
 esac

@@ -11,14 +11,16 @@
 # then two lanes side by side, each step of a lane after the one before
 # it, because one VM keeps about one of the host's two cores busy (its
 # tests mostly wait for timers) and the lanes share no build products,
-# and beside them, at the lowest CPU priority, lane 3: the kcsan modules
-# (the kcsan kernel on a cold cache: 6 minutes of both cores, which then
-# come mostly from what the VMs leave idle; the kcsan step waits for it
-# under the kernel's and the modules' locks), the Debian packages' check
-# (no VM: dpkg-buildpackage, lintian and DKMS builds, here to take them
-# off lane 1's critical path), then Debian sid's kernel (its modules
-# built in a sid chroot, the selftest plan in a VM of it; cold, the
-# chroot first), and last the engines in user space (wheel-fuzz and
+# and beside them, at the lowest CPU priority, lane 3: the kcsan and
+# debug612 modules (on a cold cache the two 6.12 kernels first, about 5
+# minutes of both cores each, which then come mostly from what the VMs
+# leave idle; the kcsan step waits for its kernel under the kernel's and
+# the modules' locks), the Debian packages' check (no VM:
+# dpkg-buildpackage, lintian and DKMS builds, here to take them off lane
+# 1's critical path), the io_uring plan in a debug612 VM (at normal
+# priority: its tests race expiries), then Debian sid's kernel (its
+# modules built in a sid chroot, the selftest plan in a VM of it; cold,
+# the chroot first), and last the engines in user space (wheel-fuzz and
 # engines-bench, below: lane 2 had become the longer one):
 #   lane 1 (the host and the stock kernels)
 #     lint        make lint
@@ -28,9 +30,10 @@
 #     robust      the robust, lifecycle and hotplug plans in one stock61
 #                 VM
 #     bench-smoke seconds-long benchmark run in a stock 6.1 VM
-#     kcsan       make kcsan (KUnit, races, ioctl fuzzer and stress in one
-#                 kcsan VM); here, not in lane 2, because the debug
-#                 kernel's VMs take longer than the stock ones
+#     kcsan       make kcsan (KUnit, races, the io_uring tests, ioctl
+#                 fuzzer and stress in one kcsan VM, 6.12); here, not
+#                 in lane 2, because the debug kernel's VMs take longer
+#                 than the stock ones
 #   lane 2 (the debug kernel, the PREEMPT_RT ones, then two stock VMs)
 #     debug       one debug VM: the selftest plan, the robust, lifecycle
 #                 and hotplug plans, and KUnit (make selftest, make robust
@@ -48,6 +51,11 @@
 #                 move between bases keeps its CPU with migrate_disable()
 #                 and the base locks sleep); these two here, where they
 #                 even out the lanes
+#   lane 3
+#     debug612    the io_uring selftests (tests/vm/plans/uring.sh) on
+#                 6.12 with KASAN, lockdep and kmemleak: the paths 6.1
+#                 lacks (multishot reads, the expiry completions and
+#                 their teardown)
 #   lane 3, last
 #     wheel-fuzz  the engines built in userspace (tests/engines):
 #                 corpus replay (and its decoding by gcc and clang
@@ -55,7 +63,8 @@
 #                 seconds-long native benchmark run and the callgrind gate
 #                 on the default engine's start + cancel (engines-bench,
 #                 bench/engines/insn.sh)
-# Each lane's output (lane 3: the kcsan modules, deb, sid, the engines) goes to
+# Each lane's output (lane 3: the kcsan and debug612 modules, deb,
+# debug612, sid, the engines) goes to
 # build/check-laneN.log and is printed whole when all three are done (a
 # line per finished step meanwhile);
 # TWHEEL_CHECK_JOBS=1 runs the lanes one after the other, printing as it
@@ -110,7 +119,11 @@ lane2() {
 lane3() {
 	step "modules kcsan" with_build_lock modules-kcsan \
 		nice -n 19 tests/vm/build-modules.sh kcsan
+	step "modules debug612" with_build_lock modules-debug612 \
+		nice -n 19 tests/vm/build-modules.sh debug612
 	step deb nice -n 19 make --no-print-directory deb-check
+	TWHEEL_VM_MEM=1G step "debug612" tests/vm/vm-run.sh --timeout 1800 \
+		--min-tests 20 debug612 uring
 	[[ ${TWHEEL_CHECK_SID:-1} == 0 ]] ||
 		step "sid" nice -n 19 scripts/sid-check.sh --quick
 	step wheel-fuzz make --no-print-directory -C tests/engines smoke
@@ -172,7 +185,7 @@ else
 	mkdir -p "$TWHEEL_BUILD"
 	rm -f "$TWHEEL_BUILD"/check-lane[123].{log,result}
 	echo
-	echo "check: lanes 1 and 2 running, the kcsan modules and sid beside them; output in $TWHEEL_BUILD/check-lane[123].log"
+	echo "check: lanes 1 and 2 running, lane 3 (the 6.12 modules, deb, debug612, sid) beside them; output in $TWHEEL_BUILD/check-lane[123].log"
 	lane_bg 3
 	lane_bg 1
 	lane_bg 2

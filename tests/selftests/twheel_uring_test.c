@@ -1108,6 +1108,44 @@ TEST_F(twheel_ucmd, expiry_ring_teardown)
 }
 
 /*
+ * The file closed with commands pending: they hold it, so those due
+ * still complete at their expiry (res 0), and the ring's teardown then
+ * cancels the rest (the plan checks that the module is let go).
+ */
+TEST_F(twheel_ucmd, expiry_file_closed_first)
+{
+	enum { N = 200 };
+	uint64_t t0 = now_ns(), far = t0 + 3600 * NSEC_PER_SEC;
+	struct io_uring_cqe *cqe;
+	struct io_uring ring;
+	int i, fd2, got = 0;
+
+	if (!has_expiry(&self->api))
+		SKIP(return, NO_EXPIRY);
+	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, io_uring_queue_init(N, &ring,
+					 IORING_SETUP_SQE128 | IORING_SETUP_CQE32));
+	/* the even ones due 50 ms on, the odd ones in an hour */
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(0, expiry_prep(&ring, fd2,
+					 i % 2 ? far : t0 + 50 * NSEC_PER_MSEC,
+					 0, i, NULL));
+	ASSERT_EQ(0, submit_all(&ring));
+	ASSERT_EQ(N, fd_timers(fd2));
+	ASSERT_EQ(0, close(fd2));
+	while (got < N / 2) {
+		ASSERT_EQ(0, wait_cqe(&ring, &cqe)) TH_LOG("%d of %d fired", got, N / 2);
+		EXPECT_EQ(0, cqe->user_data % 2);
+		EXPECT_EQ(0, cqe->res);
+		io_uring_cqe_seen(&ring, cqe);
+		got++;
+	}
+	EXPECT_LE(t0 + 50 * NSEC_PER_MSEC, now_ns());
+	io_uring_queue_exit(&ring);
+}
+
+/*
  * A process exits with commands pending on a file it shares with its
  * parent: its ring goes with it, the commands are cancelled, and the
  * parent's file is left without the timers.

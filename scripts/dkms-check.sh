@@ -489,9 +489,12 @@ live_checks() {
 			LDCONFIG="ldconfig -C $live/ld.so.cache" "$@" >"$logf" 2>&1
 	}
 	# ldconfig_lists: the private cache names the installed library
-	# (/usr/local/lib is in Debian's /etc/ld.so.conf.d/libc.conf)
+	# (/usr/local/lib is in Debian's /etc/ld.so.conf.d/libc.conf).  Not
+	# grep -q: it would stop reading at the match, and ldconfig's
+	# SIGPIPE fail the pipeline (pipefail).
 	ldconfig_lists() {
-		ldconfig -p -C "$live/ld.so.cache" 2>/dev/null | grep -q "libtwheel\.so\.1 .*=> /usr/local/lib/libtwheel\.so\.1\$"
+		ldconfig -p -C "$live/ld.so.cache" 2>/dev/null |
+			grep "libtwheel\.so\.1 .*=> /usr/local/lib/libtwheel\.so\.1\$" >/dev/null
 	}
 	if live_mk "$W/log/live-install-$k" install LOAD_AT_BOOT=1; then
 		ok "$k: live make install LOAD_AT_BOOT=1"

@@ -14,11 +14,10 @@
 # -Werror misses them, and 6.1/6.12's objtool has no --Werror) and
 # modpost's.  WERROR=0 keeps the warnings but lets the build pass (for a
 # look at what a work in progress builds to; lint and CI never set it).
-# For the kernels built from source
-# (debug, kcsan) and for rt61 and rt612, Debian's PREEMPT_RT kernels, make
-# also gets TWHEEL_DEBUG=1, which compiles in twheel's debug-only code (e.g.
-# delay points that widen race windows, src/Kbuild; has_delay_points in
-# scripts/lib.sh); modules for stock61 and stock612 are built as a user
+# For the kernels built from source (debug, debug612, kcsan) and for rt61
+# and rt612, Debian's PREEMPT_RT kernels, make also gets TWHEEL_DEBUG=1,
+# which compiles in twheel's debug-only code (e.g. delay points that
+# widen race windows, src/Kbuild; has_delay_points in scripts/lib.sh); modules for stock61 and stock612 are built as a user
 # would build them.  make runs as many jobs as there are CPUs (unless a
 # make above it shares its job slots): most of make check's modules step,
 # which comes before anything else can run.

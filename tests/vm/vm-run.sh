@@ -14,8 +14,9 @@
 #   scans cost about 50 s of TCG time, which one VM per plan paid again.
 #
 # The initramfs holds busybox (static) with its applet links, the modules
-# built for KERNEL in /modules (and, for the kernels built from source, debug
-# and kcsan, the kernel's own modules such as kunit.ko in /modules/kernel),
+# built for KERNEL in /modules (and, for the kernels built from source,
+# debug, debug612 and kcsan, the kernel's own modules such as kunit.ko in
+# /modules/kernel),
 # the static selftest binaries in /selftests, twheelctl and README.md's C
 # example in /bin, the plan as /plan, the plan helpers as /lib/twheel.sh,
 # Documentation/admin-guide.rst as /doc/admin-guide.rst (tests/vm/plans/
@@ -33,7 +34,7 @@
 # twk_ symbol.  Of an interrupt's stack only the interrupt's own frames
 # count, not those of the code it interrupted (below asm_sysvec_*); the
 # held locks, irq events and "Comm:" of the current task never count
-# (tests/vm/kcsan-filter.awk).  The 6.1 core kernel races with itself while
+# (tests/vm/kcsan-filter.awk).  The core kernel races with itself while
 # twheel runs or the guest idles (APIC, tick, scheduler...), and failing on
 # that would make the verdict useless; those reports are listed as "#" info
 # lines with their headers and counted, and the console log keeps them.

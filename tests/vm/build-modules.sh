@@ -17,8 +17,9 @@
 # For the kernels built from source (debug, debug612, kcsan) and for rt61
 # and rt612, Debian's PREEMPT_RT kernels, make also gets TWHEEL_DEBUG=1,
 # which compiles in twheel's debug-only code (e.g. delay points that
-# widen race windows, src/Kbuild; has_delay_points in scripts/lib.sh); modules for stock61 and stock612 are built as a user
-# would build them.  make runs as many jobs as there are CPUs (unless a
+# widen race windows, src/Kbuild; has_delay_points in scripts/lib.sh);
+# modules for stock61 and stock612 are built as a user would build them.
+# make runs as many jobs as there are CPUs (unless a
 # make above it shares its job slots): most of make check's modules step,
 # which comes before anything else can run.
 #

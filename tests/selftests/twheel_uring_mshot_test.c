@@ -74,6 +74,21 @@ static int provide(struct io_uring *ring, void *base, int len, int nr, int bid)
 }
 
 /*
+ * A 256-entry SQE128 and CQE32 ring with NBUF event buffers of @bufs
+ * provided as group 0: 0, or the step that failed (2: the ring, 3: the
+ * buffers), which a child passes to _exit().
+ */
+static int mshot_ring(struct io_uring *ring, void *bufs)
+{
+	if (io_uring_queue_init(256, ring,
+				IORING_SETUP_SQE128 | IORING_SETUP_CQE32))
+		return 2;
+	if (provide(ring, bufs, EV_SIZE, NBUF, 0))
+		return 3;
+	return 0;
+}
+
+/*
  * Queue a multishot ARM: absolute @expires, @period, cookie and
  * user_data @ud, the handle written to *@handle; @mshot false leaves out
  * the flag and the buffer group (a plain expiry ARM).
@@ -438,9 +453,7 @@ TEST_F(mshot, teardown_with_armed)
 
 	if (!has_mshot(&self->api))
 		SKIP(return, NO_MSHOT);
-	ASSERT_EQ(0, io_uring_queue_init(256, &ring, IORING_SETUP_SQE128 |
-					 IORING_SETUP_CQE32));
-	ASSERT_EQ(0, provide(&ring, self->bufs, EV_SIZE, NBUF, 0));
+	ASSERT_EQ(0, mshot_ring(&ring, self->bufs));
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, mshot_prep(&ring, self->fd,
 					now_ns() + (i % 2 ? 100 * NSEC_PER_SEC : 0),
@@ -455,11 +468,10 @@ TEST_F(mshot, teardown_with_armed)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		if (io_uring_queue_init(256, &ring, IORING_SETUP_SQE128 |
-					IORING_SETUP_CQE32))
-			_exit(2);
-		if (provide(&ring, self->bufs, EV_SIZE, NBUF, 0))
-			_exit(3);
+		int ret = mshot_ring(&ring, self->bufs);
+
+		if (ret)
+			_exit(ret);
 		for (i = 0; i < N; i++)
 			if (mshot_prep(&ring, self->fd,
 				       now_ns() + (i % 2 ? 100 * NSEC_PER_SEC : 0),
@@ -478,9 +490,7 @@ TEST_F(mshot, teardown_with_armed)
 	/* the file closed first: the commands hold it until the ring goes */
 	fd2 = open(TWHEEL_DEV, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd2);
-	ASSERT_EQ(0, io_uring_queue_init(256, &ring, IORING_SETUP_SQE128 |
-					 IORING_SETUP_CQE32));
-	ASSERT_EQ(0, provide(&ring, self->bufs, EV_SIZE, NBUF, 0));
+	ASSERT_EQ(0, mshot_ring(&ring, self->bufs));
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, mshot_prep(&ring, fd2,
 					now_ns() + (i % 2 ? 100 * NSEC_PER_SEC : 0),
@@ -513,11 +523,10 @@ TEST_F(mshot, exit_while_firing)
 		pid = fork();
 		ASSERT_LE(0, pid);
 		if (!pid) {
-			if (io_uring_queue_init(256, &ring, IORING_SETUP_SQE128 |
-						IORING_SETUP_CQE32))
-				_exit(2);
-			if (provide(&ring, self->bufs, EV_SIZE, NBUF, 0))
-				_exit(3);
+			int ret = mshot_ring(&ring, self->bufs);
+
+			if (ret)
+				_exit(ret);
 			for (i = 0; i < N; i++)
 				if (mshot_prep(&ring, self->fd, now_ns(),
 					       NSEC_PER_MSEC, i, NULL, true))
@@ -557,9 +566,7 @@ TEST_F(mshot, cancel_races_expiries)
 
 	if (!has_mshot(&self->api))
 		SKIP(return, NO_MSHOT);
-	ASSERT_EQ(0, io_uring_queue_init(256, &ring, IORING_SETUP_SQE128 |
-					 IORING_SETUP_CQE32));
-	ASSERT_EQ(0, provide(&ring, self->bufs, EV_SIZE, NBUF, 0));
+	ASSERT_EQ(0, mshot_ring(&ring, self->bufs));
 	for (i = 0; i < N; i++)
 		ASSERT_EQ(0, mshot_prep(&ring, self->fd, now_ns(), NSEC_PER_MSEC,
 					i, &handles[i], true));
